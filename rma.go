@@ -1,0 +1,140 @@
+package shmem
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Put copies src into the symmetric dst on PE pe (len(src) elements; dst must hold them).
+// It returns when src may be reused; the data is delivered when Put returns, and ordered
+// before later accesses by Quiet or Fence.
+func Put[T any](dst, src []T, pe int) { put("shmem.Put", dst, src, pe) }
+
+// PutNBI is the non-blocking Put. On shared memory it completes before returning.
+func PutNBI[T any](dst, src []T, pe int) { put("shmem.PutNBI", dst, src, pe) }
+
+func put[T any](who string, dst, src []T, pe int) {
+	if len(dst) < len(src) {
+		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
+	}
+	rt.Put(who, sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), pe)
+}
+
+// Get copies the symmetric src on PE pe into dst (len(dst) elements; src must hold them).
+func Get[T any](dst, src []T, pe int) { get("shmem.Get", dst, src, pe) }
+
+// GetNBI is the non-blocking Get. On shared memory it completes before returning.
+func GetNBI[T any](dst, src []T, pe int) { get("shmem.GetNBI", dst, src, pe) }
+
+func get[T any](who string, dst, src []T, pe int) {
+	if len(src) < len(dst) {
+		panic(fmt.Sprintf("%s: src has %d elements, dst %d", who, len(src), len(dst)))
+	}
+	rt.Get(who, sliceAddr(dst), sliceAddr(src), uintptr(len(dst))*sizeOf[T](), pe)
+}
+
+// P stores v into the symmetric *dst on PE pe.
+func P[T any](dst *T, v T, pe int) {
+	q := scalarTarget("shmem.P", dst, pe)
+	*q = v
+	rt.Notify(pe)
+}
+
+// G loads the symmetric *src on PE pe.
+func G[T any](src *T, pe int) T {
+	return *scalarTarget("shmem.G", src, pe)
+}
+
+func scalarTarget[T any](who string, p *T, pe int) *T {
+	rt.Check(who)
+	rt.CheckPE(who, pe)
+	if p == nil {
+		panic(who + ": nil pointer")
+	}
+	rt.CheckSym(who, "address", unsafe.Pointer(p), unsafe.Sizeof(*p))
+	return (*T)(rt.Remote(unsafe.Pointer(p), pe))
+}
+
+// IPut copies n elements, src[i*srcStride] to dst[i*dstStride] on PE pe (strides >= 1).
+func IPut[T any](dst, src []T, dstStride, srcStride, n, pe int) {
+	checkStridedLens("shmem.IPut", len(dst), len(src), dstStride, srcStride, n)
+	rt.IPut("shmem.IPut", sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
+}
+
+// IGet copies n elements, src[i*srcStride] on PE pe to dst[i*dstStride] (strides >= 1).
+func IGet[T any](dst, src []T, dstStride, srcStride, n, pe int) {
+	checkStridedLens("shmem.IGet", len(dst), len(src), dstStride, srcStride, n)
+	rt.IGet("shmem.IGet", sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
+}
+
+func checkStridedLens(who string, ldst, lsrc, dstStride, srcStride, n int) {
+	rt.CheckStrided(who, dstStride, srcStride, n)
+	if n == 0 {
+		return
+	}
+	if need := (n-1)*dstStride + 1; ldst < need {
+		panic(fmt.Sprintf("%s: dst has %d elements, %d at stride %d need %d", who, ldst, n, dstStride, need))
+	}
+	if need := (n-1)*srcStride + 1; lsrc < need {
+		panic(fmt.Sprintf("%s: src has %d elements, %d at stride %d need %d", who, lsrc, n, srcStride, need))
+	}
+}
+
+// SignalOp is how PutSignal updates the signal word.
+type SignalOp int
+
+const (
+	SignalSet SignalOp = iota // the signal word becomes the value
+	SignalAdd                 // the value is added to the signal word
+)
+
+// PutSignal puts src into dst on PE pe, then updates the symmetric signal word *sig on pe
+// (SignalSet or SignalAdd) atomically, ordered after the data: a PE that sees the signal
+// sees the data.
+func PutSignal[T any](dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
+	putSignal("shmem.PutSignal", dst, src, sig, signal, op, pe)
+}
+
+// PutSignalNBI is the non-blocking PutSignal; on shared memory it completes before
+// returning.
+func PutSignalNBI[T any](dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
+	putSignal("shmem.PutSignalNBI", dst, src, sig, signal, op, pe)
+}
+
+func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
+	if op != SignalSet && op != SignalAdd {
+		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
+	}
+	s := (*uint64)(rt.AMOTarget(who, unsafe.Pointer(sig), 8, pe))
+	put(who, dst, src, pe)
+	// The atomic is a release on arm64 and a locked instruction on amd64: the data's stores
+	// are visible before the signal is.
+	if op == SignalSet {
+		atomic.StoreUint64(s, signal)
+	} else {
+		atomic.AddUint64(s, signal)
+	}
+	rt.NotifyAtomic(pe)
+}
+
+// SignalFetch loads the local symmetric signal word atomically.
+func SignalFetch(sig *uint64) uint64 {
+	rt.LocalTarget("shmem.SignalFetch", "sig", unsafe.Pointer(sig), 8)
+	return atomic.LoadUint64(sig)
+}
+
+// SignalWaitUntil waits until the local signal word compares to v by cmp, and returns it.
+func SignalWaitUntil(sig *uint64, cmp Cmp, v uint64) uint64 {
+	const who = "shmem.SignalWaitUntil"
+	rt.LocalTarget(who, "sig", unsafe.Pointer(sig), 8)
+	cmp.check(who)
+	var got uint64
+	rt.Await(rt.WaitSignal, 0, func() bool {
+		got = atomic.LoadUint64(sig)
+		return compare(got, cmp, v)
+	})
+	return got
+}

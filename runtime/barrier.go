@@ -1,0 +1,123 @@
+package rt
+
+import "fmt"
+
+// Barrier algorithms over a group and a sync area. Each one returns only after every member
+// has entered, which the collectives rely on: a PE can never be two calls ahead of another,
+// so two alternating areas are enough for back-to-back calls.
+
+// BarrierAlg names a barrier algorithm.
+type BarrierAlg uint8
+
+const (
+	BarrierAuto BarrierAlg = iota
+	BarrierLinear
+	BarrierTree
+	BarrierDissem
+)
+
+var barrierAlgNames = [...]string{"auto", "linear", "tree", "dissem"}
+
+func (a BarrierAlg) String() string { return barrierAlgNames[a] }
+
+func parseBarrierAlg(s string) BarrierAlg {
+	for i, n := range barrierAlgNames {
+		if n == s {
+			return BarrierAlg(i)
+		}
+	}
+	panic("rt: unknown barrier algorithm " + s)
+}
+
+// barrier synchronizes group g (I am member i) on area a with the configured algorithm.
+func barrier(who string, g Group, i int, a area) {
+	if g.Size == 1 {
+		return
+	}
+	switch chooseBarrier(g) {
+	case BarrierLinear:
+		barrierLinear(who, g, i, a)
+	case BarrierTree:
+		barrierTree(who, g, i, a, collRadix)
+	default:
+		barrierDissem(who, g, i, a)
+	}
+}
+
+// barrierDissem is the dissemination barrier: in round r, member i signals member i+2^r
+// and waits for member i-2^r; after ceil(log2 n) rounds everyone has heard, transitively,
+// from everyone. All signals of a round travel at once, so 2 PEs need one one-way latency.
+func barrierDissem(who string, g Group, i int, a area) {
+	for r, d := 0, 1; d < g.Size; r, d = r+1, d*2 {
+		a.signal(wordDissem+r, g.PE((i+d)%g.Size), 1)
+		a.await(who, WaitBarrier, wordDissem+r, 1)
+	}
+}
+
+// barrierLinear gathers every member's arrival at member 0, which then releases them all.
+func barrierLinear(who string, g Group, i int, a area) {
+	if i != 0 {
+		a.signal(wordArrive, g.PE(0), 1)
+		a.await(who, WaitBarrier, wordRelease, 1)
+		return
+	}
+	a.await(who, WaitBarrier, wordArrive, uint64(g.Size-1))
+	for j := 1; j < g.Size; j++ {
+		a.signal(wordRelease, g.PE(j), 1)
+	}
+}
+
+// barrierTree gathers arrivals up a k-ary tree rooted at member 0 (children of i are
+// k*i+1 .. k*i+k) and releases down it.
+func barrierTree(who string, g Group, i int, a area, k int) {
+	first, last := treeChildren(i, g.Size, k)
+	if n := last - first; n > 0 {
+		a.await(who, WaitBarrier, wordArrive, uint64(n))
+	}
+	if i != 0 {
+		a.signal(wordArrive, g.PE((i-1)/k), 1)
+		a.await(who, WaitBarrier, wordRelease, 1)
+	}
+	for c := first; c < last; c++ {
+		a.signal(wordRelease, g.PE(c), 1)
+	}
+}
+
+// treeChildren is the range [first, last) of member i's children in a k-ary tree of n.
+func treeChildren(i, n, k int) (int, int) {
+	first := min(k*i+1, n)
+	return first, min(first+k, n)
+}
+
+// chooseBarrier picks the algorithm for g: the override, or dissemination (one round per
+// doubling, every PE busy in every round) except where a linear gather is cheaper.
+func chooseBarrier(g Group) BarrierAlg {
+	if barrierAlg != BarrierAuto {
+		return barrierAlg
+	}
+	return autoBarrier(g.Size)
+}
+
+func autoBarrier(n int) BarrierAlg {
+	if collCrossover > 0 && n < collCrossover {
+		return BarrierLinear
+	}
+	return BarrierDissem
+}
+
+// Algorithm settings, read once at Init.
+var (
+	barrierAlg    BarrierAlg
+	collRadix     = 4
+	collCrossover int
+)
+
+func algInit() error {
+	barrierAlg = parseBarrierAlg(conf.String("SHMEM_BARRIER_ALGORITHM"))
+	collRadix = conf.Int("SHMEM_COLL_RADIX")
+	if collRadix < 2 {
+		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)
+	}
+	collCrossover = conf.Int("SHMEM_COLL_CROSSOVER")
+	return nil
+}

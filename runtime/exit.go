@@ -1,0 +1,28 @@
+package rt
+
+import (
+	"os"
+	"sync/atomic"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// GlobalExit ends the job with status: it records the status for the launcher (the first
+// caller's status wins), wakes the launcher and every sleeping PE (their waits see the
+// request and exit), and exits this PE. The launcher ends PEs that are not waiting.
+func GlobalExit(status int) {
+	if state.Load() == stateRunning && !singlePE {
+		if atomic.CompareAndSwapUint32(&hdr.ExitRequested, 0, 2) {
+			atomic.StoreInt32(&hdr.ExitStatus, int32(status))
+			atomic.StoreUint32(&hdr.ExitRequested, 1)
+		}
+		atomic.AddUint32(&hdr.JobBell, 1)
+		shm.FutexWake(&hdr.JobBell, 1<<30)
+		for pe := range npes {
+			seg := obj.SegHeader(pe)
+			atomic.AddUint32(&seg.Bell, 1)
+			shm.FutexWake(&seg.Bell, 1<<30)
+		}
+	}
+	os.Exit(status)
+}

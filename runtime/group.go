@@ -1,0 +1,90 @@
+package rt
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Group is an ordered set of PEs: world PEs Start, Start+Stride, ... (Size of them). Active
+// sets and every team are groups (a strided split of a strided team is strided).
+type Group struct{ Start, Stride, Size int }
+
+// PE is the world number of the group's i-th member.
+func (g Group) PE(i int) int { return g.Start + i*g.Stride }
+
+// Index is the position of world PE pe in the group, or -1.
+func (g Group) Index(pe int) int {
+	d := pe - g.Start
+	if d < 0 || g.Stride == 0 && d != 0 {
+		return -1
+	}
+	if g.Stride == 0 {
+		return 0
+	}
+	if d%g.Stride != 0 || d/g.Stride >= g.Size {
+		return -1
+	}
+	return d / g.Stride
+}
+
+// ActiveSet checks an active-set triplet against the job and the calling PE, and returns its
+// group and the caller's index in it.
+func ActiveSet(who string, start, logStride, size int) (Group, int) {
+	switch {
+	case start < 0 || start >= npes:
+		panic(fmt.Sprintf("%s: active set start %d out of range [0,%d)", who, start, npes))
+	case logStride < 0 || logStride > 30:
+		panic(fmt.Sprintf("%s: active set log stride %d out of range [0,30]", who, logStride))
+	case size < 1:
+		panic(fmt.Sprintf("%s: active set size %d must be at least 1", who, size))
+	case start+(size-1)<<logStride >= npes:
+		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %d, out of range [0,%d)",
+			who, start, logStride, size, start+(size-1)<<logStride, npes))
+	}
+	g := Group{start, 1 << logStride, size}
+	i := g.Index(me)
+	if i < 0 {
+		panic(fmt.Sprintf("%s: PE %d is not in the active set (start %d, log stride %d, size %d)", who, me, start, logStride, size))
+	}
+	return g, i
+}
+
+// A sync area is SyncWords counters at a symmetric address: the user's pSync in the
+// active-set API, a team's own words otherwise. A signal adds to a counter on a peer; the
+// receiver waits until its counter reaches the count it expects and subtracts it, so the
+// area returns to zero (SyncValue) when a collective is done, and a signal that arrives
+// early for the next call is kept, not lost.
+type area struct{ p unsafe.Pointer }
+
+// Words of a sync area.
+const (
+	wordDissem  = 0  // 0..31: dissemination rounds
+	wordArrive  = 32 // linear and tree: children -> parent
+	wordRelease = 33 // linear and tree: parent -> children
+	wordColl    = 34 // first word free for collectives' own phases
+	wordValue   = 48 // 48..63: small values exchanged by the engine (team creation)
+)
+
+// maxCount bounds a plausible counter: a larger value means the area was not initialized to
+// SyncValue (or was overwritten) and waits on it would pass at once.
+const maxCount = 1 << 40
+
+func (a area) word(i int) *uint64 { return (*uint64)(unsafe.Add(a.p, i*8)) }
+
+// signal adds n to word i of the area on PE pe.
+func (a area) signal(i int, pe int, n uint64) {
+	atomic.AddUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), n)
+	NotifyAtomic(pe)
+}
+
+// await waits until my word i holds at least n, then consumes n.
+func (a area) await(who string, op uint32, i int, n uint64) {
+	w := a.word(i)
+	Await(op, i, func() bool { return atomic.LoadUint64(w) >= n })
+	if v := atomic.AddUint64(w, -n); v > maxCount {
+		panic(fmt.Sprintf("%s: pSync word %d held %d: pSync must hold SyncValue (%d) in every word before the first call", who, i, v+n, shm.SyncValue))
+	}
+}

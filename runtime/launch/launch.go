@@ -1,0 +1,259 @@
+// Package launch starts a job: it creates the shared object, starts one process per PE
+// (pinned, handed the object), relays their output line by line, watches them, and ends
+// the job when one fails, when one calls GlobalExit, on a signal or on a timeout. shmemrun
+// and the multi-PE test helper both use it, so tests exercise the launcher users run.
+package launch
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	rt "github.com/goshmem/shmem/runtime"
+	"github.com/goshmem/shmem/runtime/settings"
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Config describes a job.
+type Config struct {
+	NPEs int
+	Prog string
+	Args []string
+	Env  []string // the PEs' environment; nil means os.Environ()
+
+	Stdin          *os.File  // PE 0's standard input; nil means /dev/null
+	Stdout, Stderr io.Writer // where the PEs' lines go; nil means os.Stdout, os.Stderr
+	Log            io.Writer // the launcher's own messages; nil means Stderr
+	TagOutput      bool      // prefix every line with "[PE n] "
+
+	// CPUs[pe], when CPUs is non-nil and the set non-empty, is the CPU set PE pe starts
+	// pinned to. Places[pe] is its placement record for the control block.
+	CPUs   []unix.CPUSet
+	Places [][shm.PlaceSize]byte
+	// SharedCPUs: PEs share CPUs, so waits must yield and sleep.
+	SharedCPUs bool
+	// Segments, when set, is called with the object before any PE starts (NUMA policy).
+	Segments func(o *shm.Object) error
+
+	Timeout time.Duration // 0: none
+	Grace   time.Duration // from SIGTERM to SIGKILL when ending PEs; 0 means 1s
+	Signals bool          // relay SIGINT, SIGTERM and SIGHUP to the PEs
+}
+
+// Exit statuses of the launcher itself.
+const (
+	StatusUsage   = 2   // bad command line or configuration
+	StatusTimeout = 124 // --timeout expired, as timeout(1)
+)
+
+// Run runs the job and returns the status the launcher should exit with. An error means
+// the job could not start (nothing is left running).
+func Run(cfg Config) (int, error) {
+	j, err := newJob(cfg)
+	if err != nil {
+		return StatusUsage, err
+	}
+	defer j.obj.Close()
+	if err := j.start(); err != nil {
+		j.kill(syscall.SIGKILL)
+		j.reap()
+		close(j.over)
+		return StatusUsage, err
+	}
+	return j.watch(), nil
+}
+
+type pe struct {
+	n        int
+	cmd      *exec.Cmd
+	pid      int
+	exited   bool
+	outDone  chan struct{} // stdout and stderr relayed to EOF
+	firstErr atomic.Pointer[string]
+}
+
+type job struct {
+	cfg   Config
+	obj   *shm.Object
+	pes   []*pe
+	out   *lineWriter
+	errw  *lineWriter
+	log   io.Writer
+	exits chan exitEvent
+	over  chan struct{} // closed when every PE has exited
+}
+
+type exitEvent struct {
+	pe    int
+	state *os.ProcessState
+}
+
+func newJob(cfg Config) (*job, error) {
+	if cfg.NPEs < 1 {
+		return nil, fmt.Errorf("-n %d: need at least 1 PE", cfg.NPEs)
+	}
+	if cfg.Env == nil {
+		cfg.Env = os.Environ()
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = time.Second
+	}
+	if cfg.CPUs != nil && len(cfg.CPUs) != cfg.NPEs || cfg.Places != nil && len(cfg.Places) != cfg.NPEs {
+		return nil, fmt.Errorf("internal: %d PEs but %d CPU sets and %d places", cfg.NPEs, len(cfg.CPUs), len(cfg.Places))
+	}
+	vals, err := settings.Parse(envLookup(cfg.Env))
+	if err != nil {
+		return nil, err
+	}
+	l, err := shm.NewLayout(cfg.NPEs, vals.Size("SHMEM_SYMMETRIC_SIZE"))
+	if err != nil {
+		return nil, fmt.Errorf("SHMEM_SYMMETRIC_SIZE: %w", err)
+	}
+	var flags uint32
+	if cfg.SharedCPUs || vals.String("GOSHMEM_WAIT") == "sleep" {
+		flags |= shm.FlagSharedCPUs
+	}
+	if vals.Bool("SHMEM_DEBUG") {
+		flags |= shm.FlagDebug
+	}
+	o, err := shm.Create(l, flags)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cfg.Places {
+		o.Slot(i).Place = cfg.Places[i]
+	}
+	if cfg.Segments != nil {
+		if err := cfg.Segments(o); err != nil {
+			o.Close()
+			return nil, err
+		}
+	}
+	log := cfg.Log
+	if log == nil {
+		log = cfg.Stderr
+	}
+	j := &job{cfg: cfg, obj: o, log: log, exits: make(chan exitEvent, cfg.NPEs), over: make(chan struct{})}
+	j.out = &lineWriter{w: cfg.Stdout, tag: cfg.TagOutput}
+	j.errw = &lineWriter{w: cfg.Stderr, tag: cfg.TagOutput}
+	return j, nil
+}
+
+func envLookup(env []string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+}
+
+// peEnv is the environment of PE n: the job's, without any inherited goshmem bootstrap
+// variables, plus this job's.
+func (j *job) peEnv(n int) []string {
+	env := make([]string, 0, len(j.cfg.Env)+2)
+	for _, kv := range j.cfg.Env {
+		if !strings.HasPrefix(kv, rt.EnvFD+"=") && !strings.HasPrefix(kv, rt.EnvPE+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, rt.EnvFD+"=3", rt.EnvPE+"="+strconv.Itoa(n))
+}
+
+// start starts every PE from one locked OS thread: setting that thread's affinity before
+// each fork makes the child, and every thread it creates, start on its CPUs. The thread is
+// never handed back to the scheduler with a changed mask, and it stays alive for the whole
+// job because the PEs' parent-death signal is tied to the thread that forked them.
+func (j *job) start() error {
+	memfd := os.NewFile(uintptr(j.obj.Fd), "goshmem-object")
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+		started <- j.startAll(memfd)
+		<-j.over
+	}()
+	return <-started
+}
+
+func (j *job) startAll(memfd *os.File) error {
+	for n := range j.cfg.NPEs {
+		p := &pe{n: n, outDone: make(chan struct{})}
+		j.pes = append(j.pes, p)
+		cmd := exec.Command(j.cfg.Prog, j.cfg.Args...)
+		cmd.Env = j.peEnv(n)
+		cmd.ExtraFiles = []*os.File{memfd}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if n == 0 && j.cfg.Stdin != nil {
+			cmd.Stdin = j.cfg.Stdin
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		cmd.Stdout, cmd.Stderr = outW, errW
+		if j.cfg.CPUs != nil && j.cfg.CPUs[n].Count() > 0 {
+			if err := unix.SchedSetaffinity(0, &j.cfg.CPUs[n]); err != nil {
+				return fmt.Errorf("pinning PE %d: %w", n, err)
+			}
+		}
+		err = cmd.Start()
+		outW.Close()
+		errW.Close()
+		if err != nil {
+			outR.Close()
+			errR.Close()
+			return fmt.Errorf("starting PE %d: %w", n, err)
+		}
+		p.cmd, p.pid = cmd, cmd.Process.Pid
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); j.out.relay(n, outR, nil) }()
+		go func() { defer wg.Done(); j.errw.relay(n, errR, &p.firstErr) }()
+		go func() { wg.Wait(); close(p.outDone) }()
+		go func() {
+			cmd.Wait()
+			j.exits <- exitEvent{n, cmd.ProcessState}
+		}()
+	}
+	return nil
+}
+
+// kill sends sig to every PE still running.
+func (j *job) kill(sig syscall.Signal) {
+	for _, p := range j.pes {
+		if p.cmd != nil && !p.exited {
+			syscall.Kill(p.pid, sig)
+		}
+	}
+}
+
+// reap waits for every started PE after a failed start.
+func (j *job) reap() {
+	for _, p := range j.pes {
+		if p.cmd != nil {
+			<-j.exits
+		}
+	}
+}

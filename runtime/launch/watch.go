@@ -1,0 +1,192 @@
+package launch
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	rt "github.com/goshmem/shmem/runtime"
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// watch waits for the PEs and decides how the job ends:
+//   - every PE exits after Finalize: the highest exit status;
+//   - a PE calls GlobalExit(s): the others are ended at once, status s;
+//   - a PE fails (exits before Finalize, non-zero or on a signal): it is reported, the others
+//     get SIGTERM and, after the grace period, SIGKILL; status 128+signal or the PE's status;
+//   - a signal to the launcher: relayed to every PE, then as above; a second SIGINT kills;
+//   - the timeout: where each PE waits is reported, then as above; status 124.
+func (j *job) watch() int {
+	defer close(j.over)
+	hdr := j.obj.Header()
+	exitReq := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go watchExitRequest(hdr, exitReq, stop, stopped)
+	defer func() {
+		// The watcher reads the header: stop it before the object is unmapped.
+		close(stop)
+		atomic.AddUint32(&hdr.JobBell, 1)
+		shm.FutexWake(&hdr.JobBell, 1)
+		<-stopped
+	}()
+
+	var sigs chan os.Signal
+	if j.cfg.Signals {
+		sigs = make(chan os.Signal, 4)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigs)
+	}
+	var timeout <-chan time.Time
+	if j.cfg.Timeout > 0 {
+		t := time.NewTimer(j.cfg.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var grace <-chan time.Time
+	running := len(j.pes)
+	status, maxStatus := -1, 0 // status >= 0 once the job's outcome is decided
+	endJob := func(s int, sig syscall.Signal) {
+		if status >= 0 {
+			return
+		}
+		status = s
+		atomic.StoreUint32(&hdr.Abort, 1)
+		j.ringAll()
+		j.kill(sig)
+		grace = time.After(j.cfg.Grace)
+	}
+	interrupts := 0
+	for running > 0 {
+		select {
+		case ev := <-j.exits:
+			running--
+			p := j.pes[ev.pe]
+			p.exited = true
+			ws := ev.state.Sys().(syscall.WaitStatus)
+			finalized := atomic.LoadUint32(&j.obj.Slot(ev.pe).State) == shm.StateFinalized
+			code := ws.ExitStatus()
+			if ws.Signaled() {
+				code = 128 + int(ws.Signal())
+			}
+			maxStatus = max(maxStatus, code)
+			if status >= 0 || atomic.LoadUint32(&hdr.ExitRequested) == 1 {
+				continue // the job is already ending: this exit is a consequence
+			}
+			switch {
+			case ws.Signaled():
+				j.report(p, fmt.Sprintf("killed by %s", signame(ws.Signal())))
+				endJob(code, syscall.SIGTERM)
+			case code != 0 && !finalized:
+				j.report(p, fmt.Sprintf("exited with status %d", code))
+				endJob(code, syscall.SIGTERM)
+			case !finalized && running > 0:
+				j.report(p, "exited with status 0 before shmem.Finalize")
+				endJob(1, syscall.SIGTERM)
+			}
+		case <-exitReq:
+			if status < 0 {
+				endJob(int(atomic.LoadInt32(&hdr.ExitStatus)), syscall.SIGKILL)
+			}
+		case sig := <-sigs:
+			interrupts++
+			s := sig.(syscall.Signal)
+			if status >= 0 && (s == syscall.SIGINT && interrupts > 1) {
+				j.kill(syscall.SIGKILL)
+				continue
+			}
+			fmt.Fprintf(j.log, "shmemrun: %s: ending the job\n", signame(s))
+			endJob(128+int(s), s)
+		case <-timeout:
+			fmt.Fprintf(j.log, "shmemrun: --timeout %v expired\n", j.cfg.Timeout)
+			j.reportWaits()
+			endJob(StatusTimeout, syscall.SIGTERM)
+		case <-grace:
+			j.kill(syscall.SIGKILL)
+		}
+	}
+	// Let the relays drain what the PEs wrote before they exited.
+	deadline := time.After(2 * time.Second)
+	for _, p := range j.pes {
+		select {
+		case <-p.outDone:
+		case <-deadline:
+		}
+	}
+	if status >= 0 {
+		return status
+	}
+	if atomic.LoadUint32(&hdr.ExitRequested) == 1 {
+		return int(atomic.LoadInt32(&hdr.ExitStatus))
+	}
+	return maxStatus
+}
+
+// watchExitRequest sleeps on the job bell and reports a GlobalExit.
+func watchExitRequest(hdr *shm.Header, req chan<- struct{}, stop <-chan struct{}, stopped chan<- struct{}) {
+	defer close(stopped)
+	for {
+		b := atomic.LoadUint32(&hdr.JobBell)
+		if atomic.LoadUint32(&hdr.ExitRequested) == 1 {
+			close(req)
+			return
+		}
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		shm.FutexWait(&hdr.JobBell, b, 100*time.Millisecond)
+	}
+}
+
+// ringAll wakes every sleeping waiter so it sees the job ending.
+func (j *job) ringAll() {
+	for n := range j.pes {
+		seg := j.obj.SegHeader(n)
+		atomic.AddUint32(&seg.Bell, 1)
+		shm.FutexWake(&seg.Bell, 1<<30)
+	}
+}
+
+// report says which PE failed and how, with its panic's first line when there was one.
+func (j *job) report(p *pe, how string) {
+	select {
+	case <-p.outDone:
+	case <-time.After(time.Second):
+	}
+	msg := fmt.Sprintf("shmemrun: PE %d (pid %d) %s", p.n, p.pid, how)
+	if l := p.firstErr.Load(); l != nil {
+		msg += ": " + *l
+	}
+	fmt.Fprintln(j.log, msg)
+}
+
+// reportWaits prints where each running PE is waiting.
+func (j *job) reportWaits() {
+	now := time.Now()
+	for _, p := range j.pes {
+		if p.exited {
+			continue
+		}
+		s := j.obj.Slot(p.n)
+		op := atomic.LoadUint32(&s.WaitOp)
+		if op == rt.WaitNone {
+			fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): running, not in a wait\n", p.n, p.pid)
+			continue
+		}
+		since := time.Unix(0, atomic.LoadInt64(&s.WaitSince))
+		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): waiting in %s for %v\n", p.n, p.pid, rt.WaitName(op), now.Sub(since).Round(time.Millisecond))
+	}
+}
+
+func signame(s syscall.Signal) string {
+	if n := unix.SignalName(s); n != "" {
+		return n
+	}
+	return s.String()
+}

@@ -1,0 +1,83 @@
+package rt
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Remote memory access is memmove between my memory and a peer's segment. Every routine
+// here checks its arguments first: who names the public routine in panics.
+
+func bytes(p unsafe.Pointer, n uintptr) []byte { return unsafe.Slice((*byte)(p), n) }
+
+// Put copies n bytes from local src to the symmetric dst on PE pe. On shared memory the copy
+// is complete when Put returns; Quiet orders it before later accesses as seen by other CPUs.
+func Put(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
+	Check(who)
+	CheckPE(who, pe)
+	CheckSym(who, "dst", dst, n)
+	if n == 0 {
+		return
+	}
+	copy(bytes(Remote(dst, pe), n), bytes(src, n))
+	Notify(pe)
+}
+
+// Get copies n bytes from the symmetric src on PE pe to local dst.
+func Get(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
+	Check(who)
+	CheckPE(who, pe)
+	CheckSym(who, "src", src, n)
+	if n == 0 {
+		return
+	}
+	copy(bytes(dst, n), bytes(Remote(src, pe), n))
+}
+
+// StridedSpan is the bytes that n elements of size at stride (in elements) cover.
+func StridedSpan(n, stride int, size uintptr) uintptr {
+	if n == 0 {
+		return 0
+	}
+	return (uintptr(n-1)*uintptr(stride) + 1) * size
+}
+
+// CheckStrided panics on a stride below 1 or a negative count; the slices' lengths are
+// checked by the caller, which knows them in elements.
+func CheckStrided(who string, dstStride, srcStride, n int) {
+	switch {
+	case n < 0:
+		panic(fmt.Sprintf("%s: negative element count %d", who, n))
+	case dstStride < 1:
+		panic(fmt.Sprintf("%s: dst stride %d must be at least 1", who, dstStride))
+	case srcStride < 1:
+		panic(fmt.Sprintf("%s: src stride %d must be at least 1", who, srcStride))
+	}
+}
+
+// IPut copies n elements of size bytes from src (every srcStride-th element) to the
+// symmetric dst on PE pe (every dstStride-th element).
+func IPut(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size uintptr, pe int) {
+	Check(who)
+	CheckPE(who, pe)
+	CheckStrided(who, dstStride, srcStride, n)
+	CheckSym(who, "dst", dst, StridedSpan(n, dstStride, size))
+	if n == 0 {
+		return
+	}
+	StridedCopy(Remote(dst, pe), dstStride, src, srcStride, n, size)
+	Notify(pe)
+}
+
+// IGet copies n elements from the symmetric src on PE pe (every srcStride-th) to local dst
+// (every dstStride-th).
+func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size uintptr, pe int) {
+	Check(who)
+	CheckPE(who, pe)
+	CheckStrided(who, dstStride, srcStride, n)
+	CheckSym(who, "src", src, StridedSpan(n, srcStride, size))
+	if n == 0 {
+		return
+	}
+	StridedCopy(dst, dstStride, Remote(src, pe), srcStride, n, size)
+}

@@ -1,0 +1,196 @@
+// Package settings is the one table of goshmem's environment variables: it drives their
+// parsing, `shmemrun --help-env` and the README's table.
+package settings
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Kind is how a variable's value is written.
+type Kind int
+
+const (
+	Bool Kind = iota // 1/0, true/false, yes/no, on/off
+	Size             // bytes, with an optional K, M, G or T suffix (powers of 1024)
+	Int              // a positive decimal integer
+	Enum             // one of Values
+)
+
+func (k Kind) String() string { return [...]string{"bool", "size", "int", "enum"}[k] }
+
+// Var is one environment variable.
+type Var struct {
+	Name    string
+	Kind    Kind
+	Default string
+	Values  []string // Enum only
+	Desc    string
+}
+
+// Table lists every variable: the specification's first, then the algorithm overrides in
+// Sandia OpenSHMEM's spelling, then goshmem's own.
+var Table = []Var{
+	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes); the heap is a memfd, so untouched pages cost nothing"},
+	{Name: "SHMEM_DEBUG", Kind: Bool, Default: "0", Desc: "cross-PE argument checks in collectives and allocation, and hang reports from long waits"},
+	{Name: "SHMEM_INFO", Kind: Bool, Default: "0", Desc: "PE 0 prints the settings, the topology and the algorithm choices at Init"},
+	{Name: "SHMEM_VERSION", Kind: Bool, Default: "0", Desc: "PE 0 prints the library and specification version at Init"},
+	{Name: "SHMEM_BARRIER_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "dissem"}, Desc: "barrier and sync algorithm"},
+	{Name: "SHMEM_BCAST_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree"}, Desc: "broadcast algorithm"},
+	{Name: "SHMEM_REDUCE_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "ring"}, Desc: "reduction algorithm"},
+	{Name: "SHMEM_ALLTOALL_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "direct", "pairwise"}, Desc: "alltoall and alltoalls algorithm"},
+	{Name: "SHMEM_FCOLLECT_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "ring"}, Desc: "collect and fcollect algorithm"},
+	{Name: "SHMEM_COLL_CROSSOVER", Kind: Int, Default: "0", Desc: "PE count from which auto prefers log-depth algorithms to linear ones (0: from the cost model)"},
+	{Name: "SHMEM_COLL_SIZE_CROSSOVER", Kind: Size, Default: "0", Desc: "message bytes from which auto prefers ring to tree (0: from the cost model)"},
+	{Name: "SHMEM_COLL_RADIX", Kind: Int, Default: "4", Desc: "fan-out of tree algorithms"},
+	{Name: "GOSHMEM_WAIT", Kind: Enum, Default: "auto", Values: []string{"auto", "spin", "sleep"}, Desc: "wait policy: spin with PAUSE (PE owns its CPU), or yield then sleep on a futex (CPUs shared); auto picks from the placement"},
+}
+
+// Values holds parsed settings by name.
+type Values struct {
+	raw map[string]string
+}
+
+// Parse reads every variable through lookup (os.LookupEnv in programs). A malformed value
+// is an error naming the variable and, for an enumeration, listing the valid values.
+func Parse(lookup func(string) (string, bool)) (Values, error) {
+	v := Values{raw: make(map[string]string, len(Table))}
+	for _, s := range Table {
+		val, ok := lookup(s.Name)
+		val = strings.TrimSpace(val)
+		if !ok || val == "" {
+			val = s.Default
+		}
+		if err := s.check(val); err != nil {
+			return Values{}, err
+		}
+		v.raw[s.Name] = val
+	}
+	return v, nil
+}
+
+func (s Var) check(val string) error {
+	switch s.Kind {
+	case Bool:
+		if _, err := ParseBool(val); err != nil {
+			return fmt.Errorf("%s=%q: %v", s.Name, val, err)
+		}
+	case Size:
+		if _, err := ParseSize(val); err != nil {
+			return fmt.Errorf("%s=%q: %v", s.Name, val, err)
+		}
+	case Int:
+		if n, err := strconv.Atoi(val); err != nil || n < 0 {
+			return fmt.Errorf("%s=%q: want a non-negative integer", s.Name, val)
+		}
+	case Enum:
+		for _, ok := range s.Values {
+			if strings.EqualFold(val, ok) {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s=%q: unknown value; valid values are %s", s.Name, val, strings.Join(s.Values, ", "))
+	}
+	return nil
+}
+
+func lookup(name string) Var {
+	for _, s := range Table {
+		if s.Name == name {
+			return s
+		}
+	}
+	panic("settings: no variable " + name)
+}
+
+// String is the raw value of a variable (its default when unset).
+func (v Values) String(name string) string {
+	lookup(name)
+	if r, ok := v.raw[name]; ok {
+		return strings.ToLower(r)
+	}
+	return strings.ToLower(lookup(name).Default)
+}
+
+// Bool is a Bool variable's value.
+func (v Values) Bool(name string) bool { b, _ := ParseBool(v.String(name)); return b }
+
+// Size is a Size variable's value in bytes.
+func (v Values) Size(name string) uint64 { n, _ := ParseSize(v.String(name)); return n }
+
+// Int is an Int variable's value.
+func (v Values) Int(name string) int { n, _ := strconv.Atoi(v.String(name)); return n }
+
+// ParseBool accepts 1/0, true/false, yes/no, on/off in any case.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on", "y":
+		return true, nil
+	case "0", "false", "no", "off", "n", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("want 1 or 0 (true/false, yes/no, on/off)")
+}
+
+// ParseSize reads a byte count with an optional K, M, G or T suffix (powers of 1024; a
+// trailing B or iB is accepted too: 512M, 1GiB, 64KB).
+func ParseSize(s string) (uint64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	shift := 0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			shift = 10
+		case 'M':
+			shift = 20
+		case 'G':
+			shift = 30
+		case 'T':
+			shift = 40
+		}
+		if shift != 0 {
+			t = t[:n-1]
+		}
+	}
+	n, err := strconv.ParseUint(t, 10, 64)
+	if err != nil || t == "" {
+		return 0, fmt.Errorf("want a byte count such as 268435456, 256M or 1G")
+	}
+	if n > (1<<63)>>shift {
+		return 0, fmt.Errorf("size overflows")
+	}
+	return n << shift, nil
+}
+
+// Help is the text of `shmemrun --help-env`.
+func Help() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "VARIABLE\tKIND\tDEFAULT\tDESCRIPTION")
+	for _, s := range Table {
+		desc := s.Desc
+		if s.Kind == Enum {
+			desc += " (" + strings.Join(s.Values, "|") + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Default, desc)
+	}
+	w.Flush()
+	return b.String()
+}
+
+// Markdown is the README's table of the variables.
+func Markdown() string {
+	var b strings.Builder
+	b.WriteString("| variable | kind | default | description |\n|---|---|---|---|\n")
+	for _, s := range Table {
+		desc := s.Desc
+		if s.Kind == Enum {
+			desc += " (`" + strings.Join(s.Values, "`, `") + "`)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", s.Name, s.Kind, s.Default, desc)
+	}
+	return b.String()
+}

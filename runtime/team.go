@@ -1,0 +1,210 @@
+package rt
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Team is a group of PEs with its own synchronization words: team slot Slot of every
+// member's segment holds two sync areas, used by alternate collectives.
+type Team struct {
+	G         Group
+	Me        int // my index in G
+	Slot      int
+	Config    TeamConfig
+	seq       uint64 // collectives run on this team: picks the area
+	destroyed bool
+}
+
+// TeamConfig is the spec's shmem_team_config_t.
+type TeamConfig struct {
+	NumContexts int
+}
+
+// Predefined team slots.
+const (
+	slotWorld = iota
+	slotShared
+	firstFreeSlot
+)
+
+var (
+	World, Shared *Team
+	teamMu        sync.Mutex
+	teamFree      uint64 // bit s set: slot s is free on this PE
+)
+
+func teamsInit() {
+	g := Group{0, 1, npes}
+	World = &Team{G: g, Me: me, Slot: slotWorld}
+	// Every PE of a job shares memory with every other: the shared team is the world.
+	Shared = &Team{G: g, Me: me, Slot: slotShared}
+	teamFree = ^uint64(0) &^ (1<<firstFreeSlot - 1)
+}
+
+func teamArea(slot, parity int) area {
+	return area{reserved(uintptr(shm.ReservedTeamsOffset + slot*shm.TeamAreaSize + parity*shm.SyncWords*8))}
+}
+
+// next is the sync area for the team's next collective.
+func (t *Team) next() area {
+	a := teamArea(t.Slot, int(t.seq&1))
+	t.seq++
+	return a
+}
+
+// Check panics if t is not a usable team.
+func (t *Team) Check(who string) {
+	Check(who)
+	if t == nil {
+		panic(who + ": invalid team (shmem.TeamInvalid, or a split this PE is not in)")
+	}
+	if t.destroyed {
+		panic(who + ": team was destroyed")
+	}
+}
+
+// Sync synchronizes the team's members (shmem_team_sync).
+func (t *Team) Sync(who string) {
+	t.Check(who)
+	barrier(who, t.G, t.Me, t.next())
+}
+
+// SyncAll synchronizes every PE (shmem_sync_all).
+func SyncAll() { World.Sync("shmem.SyncAll") }
+
+// BarrierAll completes my outstanding puts and synchronizes every PE.
+func BarrierAll() {
+	Check("shmem.BarrierAll")
+	Quiet()
+	barrier("shmem.BarrierAll", World.G, World.Me, World.next())
+}
+
+// Barrier is the active-set barrier on the user's pSync.
+func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
+	Quiet()
+	barrier(who, g, i, area{pSync})
+}
+
+// allgatherWord gives every member of t the value each member passed, in team order.
+func (t *Team) allgatherWord(who string, v uint64) []uint64 {
+	a := t.next()
+	atomic.StoreUint64(a.word(wordValue), v)
+	barrier(who, t.G, t.Me, a)
+	out := make([]uint64, t.G.Size)
+	for j := range out {
+		out[j] = atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(a.word(wordValue)), t.G.PE(j))))
+	}
+	barrier(who, t.G, t.Me, a) // nobody overwrites the word before everyone has read it
+	return out
+}
+
+// commonFreeSlots agrees with every member of parent on n team slots free on all of them.
+func (parent *Team) commonFreeSlots(who string, n int) ([]int, error) {
+	teamMu.Lock()
+	mine := teamFree
+	teamMu.Unlock()
+	free := ^uint64(0)
+	for _, m := range parent.allgatherWord(who, mine) {
+		free &= m
+	}
+	slots := make([]int, 0, n)
+	for ; free != 0 && len(slots) < n; free &= free - 1 {
+		slots = append(slots, bits.TrailingZeros64(free))
+	}
+	if len(slots) < n {
+		return nil, fmt.Errorf("%s: no free team slot common to the parent team's PEs (%d slots per PE; destroy unused teams)", who, shm.MaxTeams)
+	}
+	return slots, nil
+}
+
+// claim makes t's slot mine and clears its words. Words of a slot whose last team finished
+// cleanly are already zero; clearing makes that independent of how it ended.
+func claim(t *Team) {
+	teamMu.Lock()
+	teamFree &^= 1 << t.Slot
+	teamMu.Unlock()
+	clear(unsafe.Slice((*byte)(teamArea(t.Slot, 0).p), shm.TeamAreaSize))
+}
+
+// SplitStrided makes the team of parent members start, start+stride, ... (size of them),
+// collectively over parent. PEs outside it get nil and no error.
+func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamConfig) (*Team, error) {
+	parent.Check(who)
+	n := parent.G.Size
+	switch {
+	case start < 0 || start >= n:
+		return nil, fmt.Errorf("%s: start %d out of range [0,%d) of the parent team", who, start, n)
+	case size < 1:
+		return nil, fmt.Errorf("%s: size %d must be at least 1", who, size)
+	case stride < 1 && size > 1:
+		return nil, fmt.Errorf("%s: stride %d must be at least 1", who, stride)
+	case start+(size-1)*stride >= n:
+		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %d, out of range [0,%d)", who, start, stride, size, start+(size-1)*stride, n)
+	}
+	if size == 1 {
+		stride = 1
+	}
+	slots, err := parent.commonFreeSlots(who, 1)
+	if err != nil {
+		return nil, err
+	}
+	g := Group{parent.G.PE(start), parent.G.Stride * stride, size}
+	var t *Team
+	if i := g.Index(me); i >= 0 {
+		t = &Team{G: g, Me: i, Slot: slots[0], Config: cfg}
+		claim(t)
+	}
+	barrier(who, parent.G, parent.Me, parent.next()) // cleared before anyone signals into it
+	return t, nil
+}
+
+// Split2D splits parent into a grid xrange wide: xteam holds my row, yteam my column.
+func (parent *Team) Split2D(who string, xrange int, xcfg, ycfg TeamConfig) (*Team, *Team, error) {
+	parent.Check(who)
+	n := parent.G.Size
+	if xrange < 1 {
+		return nil, nil, fmt.Errorf("%s: xrange %d must be at least 1", who, xrange)
+	}
+	xrange = min(xrange, n)
+	slots, err := parent.commonFreeSlots(who, 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := parent.Me
+	x, y := p%xrange, p/xrange
+	xg := Group{parent.G.PE(y * xrange), parent.G.Stride, min(xrange, n-y*xrange)}
+	yg := Group{parent.G.PE(x), parent.G.Stride * xrange, (n - x + xrange - 1) / xrange}
+	xt := &Team{G: xg, Me: x, Slot: slots[0], Config: xcfg}
+	yt := &Team{G: yg, Me: y, Slot: slots[1], Config: ycfg}
+	claim(xt)
+	claim(yt)
+	barrier(who, parent.G, parent.Me, parent.next())
+	return xt, yt, nil
+}
+
+// Destroy synchronizes the team and frees its slot.
+func (t *Team) Destroy(who string) {
+	t.Check(who)
+	if t == World || t == Shared {
+		panic(who + ": the predefined teams cannot be destroyed")
+	}
+	barrier(who, t.G, t.Me, t.next())
+	t.destroyed = true
+	teamMu.Lock()
+	teamFree |= 1 << t.Slot
+	teamMu.Unlock()
+}
+
+// Translate maps member pe of t to its number in dst, or -1.
+func (t *Team) Translate(pe int, dst *Team) int {
+	if t == nil || dst == nil || t.destroyed || dst.destroyed || pe < 0 || pe >= t.G.Size {
+		return -1
+	}
+	return dst.G.Index(t.G.PE(pe))
+}

@@ -1,0 +1,138 @@
+package rt
+
+import (
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Waiting. A PE that owns its CPU polls with PAUSE: a hand-off then costs one cache-line
+// transfer. When PEs share CPUs, polling would hold the CPU the awaited PE needs, so after a
+// short spin the waiter yields, and then sleeps on its doorbell (a futex in its segment).
+// Posters ring the doorbell only when a sleeper is registered, so the common case costs them
+// one load of a line that stays shared in their cache.
+
+// What a PE waits in, for hang reports.
+const (
+	WaitNone = iota
+	WaitUntil
+	WaitBarrier
+	WaitCollective
+	WaitSignal
+)
+
+var waitNames = [...]string{"", "wait_until", "barrier", "collective", "signal_wait_until"}
+
+// WaitName is the routine family a wait code stands for.
+func WaitName(op uint32) string {
+	if int(op) < len(waitNames) {
+		return waitNames[op]
+	}
+	return "?"
+}
+
+const (
+	spinBeforeYield  = 64                    // polls before a sharing PE starts yielding
+	yieldBeforeSleep = 20 * time.Microsecond // yielding time before a sharing PE sleeps
+	sleepSlice       = time.Millisecond      // futex timeout: bounds the delay of a missed ring
+	jobCheckEvery    = 1 << 12               // polls between checks of the job's state when spinning
+)
+
+// Await returns once done reports true. op and arg describe the wait for hang reports.
+func Await(op uint32, arg int, done func() bool) {
+	if done() {
+		return
+	}
+	awaitSlow(op, arg, done)
+}
+
+func awaitSlow(op uint32, arg int, done func() bool) {
+	slot := obj.Slot(me)
+	atomic.StoreInt32(&slot.WaitArg, int32(arg))
+	atomic.StoreInt64(&slot.WaitSince, time.Now().UnixNano())
+	atomic.StoreUint32(&slot.WaitOp, op)
+	defer atomic.StoreUint32(&slot.WaitOp, WaitNone)
+	if !sleepWait {
+		for i := 1; ; i++ {
+			shm.Pause()
+			if done() {
+				return
+			}
+			if i%jobCheckEvery == 0 {
+				checkJob()
+				debugHang(slot)
+			}
+		}
+	}
+	for i := 0; i < spinBeforeYield; i++ {
+		shm.Pause()
+		if done() {
+			return
+		}
+	}
+	seg := obj.SegHeader(me)
+	for {
+		start := time.Now()
+		for time.Since(start) < yieldBeforeSleep {
+			shm.Yield()
+			if done() {
+				return
+			}
+		}
+		// Register as a sleeper, then read the bell, then re-check: a poster that writes
+		// after our check sees Sleepers != 0 and rings, so the futex does not sleep.
+		atomic.AddUint32(&seg.Sleepers, 1)
+		bell := atomic.LoadUint32(&seg.Bell)
+		if done() {
+			atomic.AddUint32(&seg.Sleepers, ^uint32(0))
+			return
+		}
+		shm.FutexWait(&seg.Bell, bell, sleepSlice)
+		atomic.AddUint32(&seg.Sleepers, ^uint32(0))
+		if done() {
+			return
+		}
+		checkJob()
+		debugHang(slot)
+	}
+}
+
+// Notify tells PE pe that its memory changed, waking its sleeping waiters. Callers whose
+// write was a plain store call it; the fence orders that store before the Sleepers load
+// (the waiter's side of the handshake is a locked increment, then its check).
+func Notify(pe int) {
+	if !mayWake {
+		return
+	}
+	shm.FenceFull()
+	ring(pe)
+}
+
+// NotifyAtomic is Notify after a sequentially consistent atomic write, which already orders
+// the write before the Sleepers load.
+func NotifyAtomic(pe int) {
+	if mayWake {
+		ring(pe)
+	}
+}
+
+func ring(pe int) {
+	seg := obj.SegHeader(pe)
+	if atomic.LoadUint32(&seg.Sleepers) != 0 {
+		atomic.AddUint32(&seg.Bell, 1)
+		shm.FutexWake(&seg.Bell, 1<<30)
+	}
+}
+
+// checkJob ends this PE when the job is over: another PE called GlobalExit, or the launcher
+// is tearing the job down.
+func checkJob() {
+	if atomic.LoadUint32(&hdr.ExitRequested) != 0 {
+		os.Exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
+	}
+	if atomic.LoadUint32(&hdr.Abort) != 0 {
+		os.Exit(1)
+	}
+}

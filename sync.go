@@ -1,0 +1,300 @@
+package shmem
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Cmp is a comparison of the point-to-point synchronization routines.
+type Cmp int
+
+// The comparisons, with the specification's values.
+const (
+	CmpEQ Cmp = iota // ==
+	CmpNE            // !=
+	CmpGT            // >
+	CmpGE            // >=
+	CmpLT            // <
+	CmpLE            // <=
+)
+
+func (c Cmp) String() string {
+	if c >= CmpEQ && c <= CmpLE {
+		return [...]string{"==", "!=", ">", ">=", "<", "<="}[c]
+	}
+	return fmt.Sprintf("Cmp(%d)", int(c))
+}
+
+func (c Cmp) check(who string) {
+	if c < CmpEQ || c > CmpLE {
+		panic(fmt.Sprintf("%s: invalid comparison %d", who, int(c)))
+	}
+}
+
+func compare[T Integer](a T, c Cmp, b T) bool {
+	switch c {
+	case CmpEQ:
+		return a == b
+	case CmpNE:
+		return a != b
+	case CmpGT:
+		return a > b
+	case CmpGE:
+		return a >= b
+	case CmpLT:
+		return a < b
+	}
+	return a <= b
+}
+
+// load reads *p atomically, so the compiler cannot hoist it out of a polling loop, with
+// acquire ordering: data written before the flag is visible once the flag is. A 16-bit
+// variable is read through its aligned 32-bit container (little-endian).
+func load[T Sync](p *T) T {
+	switch unsafe.Sizeof(*p) {
+	case 2:
+		w := atomic.LoadUint32((*uint32)(unsafe.Pointer(uintptr(unsafe.Pointer(p)) &^ 3)))
+		h := uint16(w >> ((uintptr(unsafe.Pointer(p)) & 2) * 8))
+		return *(*T)(unsafe.Pointer(&h))
+	case 4:
+		return from32[T](atomic.LoadUint32((*uint32)(unsafe.Pointer(p))))
+	}
+	return from64[T](atomic.LoadUint64((*uint64)(unsafe.Pointer(p))))
+}
+
+// WaitUntil waits until the local symmetric *ivar compares to v by cmp.
+func WaitUntil[T Sync](ivar *T, cmp Cmp, v T) {
+	const who = "shmem.WaitUntil"
+	checkVar(who, ivar)
+	cmp.check(who)
+	rt.Await(rt.WaitUntil, 0, func() bool { return compare(load(ivar), cmp, v) })
+}
+
+// Test reports whether the local symmetric *ivar compares to v by cmp.
+func Test[T Sync](ivar *T, cmp Cmp, v T) bool {
+	const who = "shmem.Test"
+	checkVar(who, ivar)
+	cmp.check(who)
+	return compare(load(ivar), cmp, v)
+}
+
+func checkVar[T any](who string, p *T) {
+	if p == nil {
+		panic(who + ": nil ivar")
+	}
+	rt.LocalTarget(who, "ivar", unsafe.Pointer(p), unsafe.Sizeof(*p))
+}
+
+// A test set: the elements of ivars that status does not exclude (status[i] != 0 excludes
+// element i; nil status excludes none), each compared with v, or with values[i] for the
+// _Vector forms.
+type testSet[T Sync] struct {
+	ivars  []T
+	status []int32
+	cmp    Cmp
+	v      T
+	values []T // non-nil for the vector forms
+}
+
+func newSet[T Sync](who string, ivars []T, status []int32, cmp Cmp, v T, values []T, vector bool) testSet[T] {
+	rt.Check(who)
+	cmp.check(who)
+	if status != nil && len(status) < len(ivars) {
+		panic(fmt.Sprintf("%s: status has %d elements, ivars %d", who, len(status), len(ivars)))
+	}
+	if vector && len(values) < len(ivars) {
+		panic(fmt.Sprintf("%s: values has %d elements, ivars %d", who, len(values), len(ivars)))
+	}
+	if len(ivars) > 0 {
+		rt.LocalTarget(who, "ivars", sliceAddr(ivars), unsafe.Sizeof(ivars[0]))
+		rt.CheckSym(who, "ivars", sliceAddr(ivars), uintptr(len(ivars))*unsafe.Sizeof(ivars[0]))
+	}
+	return testSet[T]{ivars, status, cmp, v, values}
+}
+
+func (s *testSet[T]) in(i int) bool { return s.status == nil || s.status[i] == 0 }
+
+func (s *testSet[T]) holds(i int) bool {
+	v := s.v
+	if s.values != nil {
+		v = s.values[i]
+	}
+	return compare(load(&s.ivars[i]), s.cmp, v)
+}
+
+func (s *testSet[T]) empty() bool {
+	for i := range s.ivars {
+		if s.in(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// all reports whether every element of the set holds now.
+func (s *testSet[T]) all() bool {
+	for i := range s.ivars {
+		if s.in(i) && !s.holds(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// anyStart rotates where _Any starts its scan, so an element that stays satisfied is
+// eventually returned however many others are satisfied too.
+var anyStart atomic.Uint64
+
+// any returns a satisfied element or -1.
+func (s *testSet[T]) any() int {
+	n := len(s.ivars)
+	if n == 0 {
+		return -1
+	}
+	start := int(anyStart.Add(1) % uint64(n))
+	for k := range n {
+		i := start + k
+		if i >= n {
+			i -= n
+		}
+		if s.in(i) && s.holds(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// some writes every satisfied element's index to indices and returns how many there are.
+func (s *testSet[T]) some(indices []int) int {
+	c := 0
+	for i := range s.ivars {
+		if s.in(i) && s.holds(i) {
+			indices[c] = i
+			c++
+		}
+	}
+	return c
+}
+
+func checkIndices(who string, indices []int, n int) {
+	if len(indices) < n {
+		panic(fmt.Sprintf("%s: indices has %d elements, ivars %d", who, len(indices), n))
+	}
+}
+
+func (s *testSet[T]) waitAll() {
+	// Each element in turn: once it has held, it is done (as the specification's
+	// reference implementations do).
+	for i := range s.ivars {
+		if s.in(i) {
+			rt.Await(rt.WaitUntil, i, func() bool { return s.holds(i) })
+		}
+	}
+}
+
+func (s *testSet[T]) waitAny() int {
+	if s.empty() {
+		return -1
+	}
+	r := -1
+	rt.Await(rt.WaitUntil, -1, func() bool { r = s.any(); return r >= 0 })
+	return r
+}
+
+func (s *testSet[T]) waitSome(indices []int) int {
+	if s.empty() {
+		return 0
+	}
+	c := 0
+	rt.Await(rt.WaitUntil, -1, func() bool { c = s.some(indices); return c > 0 })
+	return c
+}
+
+// WaitUntilAll waits until every element of the test set has compared to v by cmp.
+func WaitUntilAll[T Sync](ivars []T, status []int32, cmp Cmp, v T) {
+	s := newSet("shmem.WaitUntilAll", ivars, status, cmp, v, nil, false)
+	s.waitAll()
+}
+
+// WaitUntilAny waits until some element of the test set compares to v by cmp and returns
+// its index; -1 at once if the test set is empty.
+func WaitUntilAny[T Sync](ivars []T, status []int32, cmp Cmp, v T) int {
+	s := newSet("shmem.WaitUntilAny", ivars, status, cmp, v, nil, false)
+	return s.waitAny()
+}
+
+// WaitUntilSome waits until at least one element of the test set compares to v by cmp,
+// writes the indices of all that do to indices (len(indices) >= len(ivars)) and returns
+// their count; 0 at once if the test set is empty.
+func WaitUntilSome[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, v T) int {
+	const who = "shmem.WaitUntilSome"
+	checkIndices(who, indices, len(ivars))
+	s := newSet(who, ivars, status, cmp, v, nil, false)
+	return s.waitSome(indices)
+}
+
+// WaitUntilAllVector is WaitUntilAll comparing element i with values[i].
+func WaitUntilAllVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) {
+	s := newSet("shmem.WaitUntilAllVector", ivars, status, cmp, *new(T), values, true)
+	s.waitAll()
+}
+
+// WaitUntilAnyVector is WaitUntilAny comparing element i with values[i].
+func WaitUntilAnyVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) int {
+	s := newSet("shmem.WaitUntilAnyVector", ivars, status, cmp, *new(T), values, true)
+	return s.waitAny()
+}
+
+// WaitUntilSomeVector is WaitUntilSome comparing element i with values[i].
+func WaitUntilSomeVector[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, values []T) int {
+	const who = "shmem.WaitUntilSomeVector"
+	checkIndices(who, indices, len(ivars))
+	s := newSet(who, ivars, status, cmp, *new(T), values, true)
+	return s.waitSome(indices)
+}
+
+// TestAll reports whether every element of the test set compares to v by cmp (true for an
+// empty set).
+func TestAll[T Sync](ivars []T, status []int32, cmp Cmp, v T) bool {
+	s := newSet("shmem.TestAll", ivars, status, cmp, v, nil, false)
+	return s.all()
+}
+
+// TestAny returns the index of an element of the test set that compares to v by cmp, or
+// -1. Repeated calls eventually return every element that stays satisfied.
+func TestAny[T Sync](ivars []T, status []int32, cmp Cmp, v T) int {
+	s := newSet("shmem.TestAny", ivars, status, cmp, v, nil, false)
+	return s.any()
+}
+
+// TestSome writes the indices of the test set's elements that compare to v by cmp to
+// indices (len(indices) >= len(ivars)) and returns their count.
+func TestSome[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, v T) int {
+	const who = "shmem.TestSome"
+	checkIndices(who, indices, len(ivars))
+	s := newSet(who, ivars, status, cmp, v, nil, false)
+	return s.some(indices)
+}
+
+// TestAllVector is TestAll comparing element i with values[i].
+func TestAllVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) bool {
+	s := newSet("shmem.TestAllVector", ivars, status, cmp, *new(T), values, true)
+	return s.all()
+}
+
+// TestAnyVector is TestAny comparing element i with values[i].
+func TestAnyVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) int {
+	s := newSet("shmem.TestAnyVector", ivars, status, cmp, *new(T), values, true)
+	return s.any()
+}
+
+// TestSomeVector is TestSome comparing element i with values[i].
+func TestSomeVector[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, values []T) int {
+	const who = "shmem.TestSomeVector"
+	checkIndices(who, indices, len(ivars))
+	s := newSet(who, ivars, status, cmp, *new(T), values, true)
+	return s.some(indices)
+}
