@@ -62,7 +62,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	o := options{iters: *iters, warmup: *warmup, json: *jsonOut, cpuA: -1, cpuB: -1}
-	if *iters < 0 {
+	if set := flagSet(fs, "i"); (set && *iters < 1) || *iters < 0 {
 		return o, fmt.Errorf("-i: bad iteration count %d", *iters)
 	}
 	if *warmup < -1 {
@@ -91,6 +91,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // parseRange reads OSU's -m spelling: "MIN:MAX", "MIN:", ":MAX" or "MAX", each a count
