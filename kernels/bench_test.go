@@ -1,0 +1,130 @@
+package kernels
+
+import (
+	"fmt"
+	"testing"
+	"unsafe"
+)
+
+// Benchmarks: b.SetBytes is the size of dst (one operand), so MB/s compare directly with
+// copy() of the same size. Combine reads two operands and writes one: in bytes moved it is
+// 1.5x copy()'s traffic per byte of dst.
+
+var benchSizes = []struct {
+	name  string
+	bytes int
+}{{"4KiB", 4 << 10}, {"256KiB", 256 << 10}, {"16MiB", 16 << 20}}
+
+// aligned returns n elements starting on a 64-byte boundary.
+func aligned[T any](n int) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	buf := make([]byte, n*size+64)
+	off := int(-uintptr(unsafe.Pointer(&buf[0])) & 63)
+	return unsafe.Slice((*T)(unsafe.Pointer(&buf[off])), n)
+}
+
+func benchCombine[T Elem](b *testing.B) {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	for op := Op(0); op < numOps; op++ {
+		if !Valid[T](op) {
+			continue
+		}
+		for _, sz := range benchSizes {
+			n := sz.bytes / size
+			dst, src := aligned[T](n), aligned[T](n)
+			for i := range dst {
+				dst[i], src[i] = num[T](1), num[T](i%7+1)
+			}
+			for _, p := range Paths() {
+				b.Run(fmt.Sprintf("%v/%s/%v", op, sz.name, p), func(b *testing.B) {
+					defer Use(p)()
+					b.SetBytes(int64(sz.bytes))
+					for b.Loop() {
+						Combine(op, dst, src)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCopy is the limit: copy() of the same sizes.
+func BenchmarkCopy(b *testing.B) {
+	for _, sz := range benchSizes {
+		dst, src := aligned[byte](sz.bytes), aligned[byte](sz.bytes)
+		b.Run(sz.name, func(b *testing.B) {
+			b.SetBytes(int64(sz.bytes))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+// BenchmarkCombineSmall measures dispatch: one element, the collectives' common case.
+func BenchmarkCombineSmall(b *testing.B) {
+	for _, p := range Paths() {
+		b.Run(p.String(), func(b *testing.B) {
+			defer Use(p)()
+			x, y := []int64{1}, []int64{2}
+			for b.Loop() {
+				Combine(Sum, x, y)
+			}
+		})
+	}
+}
+
+// BenchmarkStrided copies n elements of 4 or 8 bytes (SetBytes: n*size, the bytes moved
+// out of src) with each path and with a plain Go loop over slices.
+func BenchmarkStrided(b *testing.B) {
+	benchStrided[uint32](b, "32", Strided32)
+	benchStrided[uint64](b, "64", Strided64)
+}
+
+func benchStrided[T uint32 | uint64](b *testing.B, bitsName string, f func([]T, int, []T, int, int)) {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	for _, st := range [][2]int{{2, 2}, {1, 2}, {2, 1}, {3, 5}, {1, 1}} {
+		ds, ss := st[0], st[1]
+		for _, sz := range benchSizes[:2] {
+			n := sz.bytes / size
+			dst, src := aligned[T](n*ds), aligned[T](n*ss)
+			name := fmt.Sprintf("%s/ds=%d,ss=%d/%s", bitsName, ds, ss, sz.name)
+			b.Run(name+"/goloop", func(b *testing.B) {
+				b.SetBytes(int64(sz.bytes))
+				for b.Loop() {
+					for i := 0; i < n; i++ {
+						dst[i*ds] = src[i*ss]
+					}
+				}
+			})
+			for _, p := range Paths() {
+				b.Run(name+"/"+p.String(), func(b *testing.B) {
+					defer Use(p)()
+					b.SetBytes(int64(sz.bytes))
+					for b.Loop() {
+						f(dst, ds, src, ss, n)
+					}
+				})
+			}
+		}
+	}
+}
+
+// num converts a small integer to T.
+func num[T Elem](v int) T {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(float32(v)).(T)
+	case float64:
+		return any(float64(v)).(T)
+	case complex64:
+		return any(complex(float32(v), 0)).(T)
+	case complex128:
+		return any(complex(float64(v), 0)).(T)
+	}
+	return fromBits[T](uint64(v))
+}

@@ -1,0 +1,108 @@
+// Package kernels holds the combine and strided-copy kernels of the collectives: a pure-Go
+// reference for each, AVX2 and AVX-512 versions on amd64 (generated with avo), NEON on arm64,
+// and dispatch on CPU features computed once at start-up.
+//
+// Combine semantics, for every element type and path:
+//
+//   - Integer sum and prod wrap as Go's + and * do; and, or, xor are bitwise; min and max
+//     compare as signed or unsigned per the type.
+//   - Float min is a < b ? a : b and max is a > b ? a : b, bit for bit: a NaN in either
+//     operand, or two zeros of either sign, give b (the second operand, src for Combine).
+//     This is C's dst < src ? dst : src, not Go's min builtin nor math.Min.
+//   - Float sum and prod are IEEE operations without FMA, as Go computes them. Complex
+//     sum adds the parts; complex prod is what Go's * gives: for complex64 the parts are
+//     computed in float64 and rounded once (as the Go compiler does), bit-exact on every
+//     path; for complex128 the SIMD paths match Go's * bit for bit as the compiler builds it
+//     for GOAMD64 v1/v2 and for arm64 (which fuses one product of each part; the NEON kernel
+//     fuses the same ones). With GOAMD64=v3 or later the compiler fuses the imaginary part's
+//     x*y+z and the AVX kernels do not, so results may differ in the last bit there.
+//   - When both operands of a float sum or prod are NaN, the result is a NaN whose payload
+//     is the first operand's, as on both amd64 and arm64 hardware.
+//
+// Complex types have sum and prod only; floats have no and, or, xor. int, uint and uintptr
+// use the 64-bit kernels on 64-bit targets.
+//
+// Use, Current and Paths exist for tests and benchmarks: Use is not safe to call while
+// other goroutines run kernels.
+package kernels
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Op is a combine operation.
+type Op uint8
+
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// kernel computes dst[i] = op(a[i], b[i]) for i < n; dst may be a or b.
+type kernel = func(dst, a, b *byte, n int)
+
+// Valid reports whether op is defined for T: complex types have Sum and Prod only, floats
+// have no And, Or, Xor.
+func Valid[T Elem](op Op) bool {
+	return op < numOps && genericKernels[typeIndex[T]()][op] != nil
+}
+
+// kernelFor returns the current path's kernel for (T, op), panicking on an invalid op.
+func kernelFor[T Elem](op Op, fn string) kernel {
+	ti := typeIndex[T]()
+	if op < numOps {
+		if k := cur.comb[ti][op]; k != nil {
+			return k
+		}
+	}
+	panic(fmt.Sprintf("kernels.%s: op %v is not valid for %s", fn, op, typeNames[ti]))
+}
+
+func ptr[T any](s []T) *byte { return (*byte)(unsafe.Pointer(unsafe.SliceData(s))) }
+
+// at offsets a kernel pointer by off bytes.
+func at(p *byte, off int) *byte { return (*byte)(unsafe.Add(unsafe.Pointer(p), off)) }
+
+// checkOverlap panics if x and y (n elements of size bytes each) overlap without starting
+// at the same address.
+func checkOverlap(fn, xname, yname string, x, y *byte, bytes uintptr) {
+	px, py := uintptr(unsafe.Pointer(x)), uintptr(unsafe.Pointer(y))
+	if px != py && px < py+bytes && py < px+bytes {
+		panic(fmt.Sprintf("kernels.%s: %s and %s overlap partially", fn, xname, yname))
+	}
+}
+
+// Combine computes dst[i] = op(dst[i], src[i]) for every i. It panics if the lengths
+// differ, if op is not valid for T, or if src overlaps dst without being dst itself.
+func Combine[T Elem](op Op, dst, src []T) {
+	if len(src) != len(dst) {
+		panic(fmt.Sprintf("kernels.Combine: len(src) = %d, want len(dst) = %d", len(src), len(dst)))
+	}
+	k := kernelFor[T](op, "Combine")
+	d, s := ptr(dst), ptr(src)
+	var z T
+	checkOverlap("Combine", "dst", "src", d, s, uintptr(len(dst))*unsafe.Sizeof(z))
+	k(d, d, s, len(dst))
+}
+
+// Combine3 computes dst[i] = op(a[i], b[i]) for every i. dst may be exactly a or b (the
+// same first element); it must not overlap them otherwise. It panics if the lengths differ,
+// if op is not valid for T, or on a partial overlap.
+func Combine3[T Elem](op Op, dst, a, b []T) {
+	if len(a) != len(dst) {
+		panic(fmt.Sprintf("kernels.Combine3: len(a) = %d, want len(dst) = %d", len(a), len(dst)))
+	}
+	if len(b) != len(dst) {
+		panic(fmt.Sprintf("kernels.Combine3: len(b) = %d, want len(dst) = %d", len(b), len(dst)))
+	}
+	k := kernelFor[T](op, "Combine3")
+	d, x, y := ptr(dst), ptr(a), ptr(b)
+	var z T
+	n := uintptr(len(dst)) * unsafe.Sizeof(z)
+	checkOverlap("Combine3", "dst", "a", d, x, n)
+	checkOverlap("Combine3", "dst", "b", d, y, n)
+	k(d, x, y, len(dst))
+}
