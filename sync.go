@@ -78,7 +78,24 @@ func Test[T Sync](ivar *T, cmp Cmp, v T) bool {
 	const who = "shmem.Test"
 	checkVar(who, ivar)
 	cmp.check(who)
-	return compare(load(ivar), cmp, v)
+	return idleUnless(compare(load(ivar), cmp, v))
+}
+
+// idleUnless passes a test's result through, yielding the CPU first when the test found
+// nothing (see rt.Idle).
+func idleUnless(found bool) bool {
+	if !found {
+		rt.Idle()
+	}
+	return found
+}
+
+// idleUnlessIndex is idleUnless for an index (-1: none) or a count (0: none).
+func idleUnlessIndex(i int, none int) int {
+	if i == none {
+		rt.Idle()
+	}
+	return i
 }
 
 func checkVar[T any](who string, p *T) {
@@ -144,9 +161,11 @@ func (s *testSet[T]) all() bool {
 	return true
 }
 
-// anyStart rotates where _Any starts its scan, so an element that stays satisfied is
-// eventually returned however many others are satisfied too.
-var anyStart atomic.Uint64
+// anyNext is where the next _Any scan of an array starts: one past the index it last
+// returned, so an element that stays satisfied is returned within len(ivars) calls however
+// many others are satisfied too. Arrays share slots by address hash; a collision only moves
+// a start, never loses fairness for an array used on its own.
+var anyNext [64]atomic.Uint32
 
 // any returns a satisfied element or -1.
 func (s *testSet[T]) any() int {
@@ -154,13 +173,15 @@ func (s *testSet[T]) any() int {
 	if n == 0 {
 		return -1
 	}
-	start := int(anyStart.Add(1) % uint64(n))
+	next := &anyNext[uintptr(sliceAddr(s.ivars))>>6%uintptr(len(anyNext))]
+	start := int(next.Load() % uint32(n))
 	for k := range n {
 		i := start + k
 		if i >= n {
 			i -= n
 		}
 		if s.in(i) && s.holds(i) {
+			next.Store(uint32(i + 1))
 			return i
 		}
 	}
@@ -260,14 +281,14 @@ func WaitUntilSomeVector[T Sync](ivars []T, indices []int, status []int32, cmp C
 // empty set).
 func TestAll[T Sync](ivars []T, status []int32, cmp Cmp, v T) bool {
 	s := newSet("shmem.TestAll", ivars, status, cmp, v, nil, false)
-	return s.all()
+	return idleUnless(s.all())
 }
 
 // TestAny returns the index of an element of the test set that compares to v by cmp, or
 // -1. Repeated calls eventually return every element that stays satisfied.
 func TestAny[T Sync](ivars []T, status []int32, cmp Cmp, v T) int {
 	s := newSet("shmem.TestAny", ivars, status, cmp, v, nil, false)
-	return s.any()
+	return idleUnlessIndex(s.any(), -1)
 }
 
 // TestSome writes the indices of the test set's elements that compare to v by cmp to
@@ -276,19 +297,19 @@ func TestSome[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, v T) in
 	const who = "shmem.TestSome"
 	checkIndices(who, indices, len(ivars))
 	s := newSet(who, ivars, status, cmp, v, nil, false)
-	return s.some(indices)
+	return idleUnlessIndex(s.some(indices), 0)
 }
 
 // TestAllVector is TestAll comparing element i with values[i].
 func TestAllVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) bool {
 	s := newSet("shmem.TestAllVector", ivars, status, cmp, *new(T), values, true)
-	return s.all()
+	return idleUnless(s.all())
 }
 
 // TestAnyVector is TestAny comparing element i with values[i].
 func TestAnyVector[T Sync](ivars []T, status []int32, cmp Cmp, values []T) int {
 	s := newSet("shmem.TestAnyVector", ivars, status, cmp, *new(T), values, true)
-	return s.any()
+	return idleUnlessIndex(s.any(), -1)
 }
 
 // TestSomeVector is TestSome comparing element i with values[i].
@@ -296,5 +317,5 @@ func TestSomeVector[T Sync](ivars []T, indices []int, status []int32, cmp Cmp, v
 	const who = "shmem.TestSomeVector"
 	checkIndices(who, indices, len(ivars))
 	s := newSet(who, ivars, status, cmp, *new(T), values, true)
-	return s.some(indices)
+	return idleUnlessIndex(s.some(indices), 0)
 }

@@ -183,7 +183,14 @@ func (j *job) peEnv(n int) []string {
 // never handed back to the scheduler with a changed mask, and it stays alive for the whole
 // job because the PEs' parent-death signal is tied to the thread that forked them.
 func (j *job) start() error {
-	memfd := os.NewFile(uintptr(j.obj.Fd), "goshmem-object")
+	// A duplicate the *os.File owns and closes, so its finalizer never closes the object's
+	// own descriptor.
+	dup, err := unix.FcntlInt(uintptr(j.obj.Fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("dup of the object's descriptor: %w", err)
+	}
+	memfd := os.NewFile(uintptr(dup), "goshmem-object")
+	defer memfd.Close()
 	started := make(chan error)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with this goroutine

@@ -17,7 +17,8 @@ import (
 // watch waits for the PEs and decides how the job ends:
 //   - every PE exits after Finalize: the highest exit status;
 //   - a PE calls GlobalExit(s): the others are ended at once, status s;
-//   - a PE fails (exits before Finalize, non-zero or on a signal): it is reported, the others
+//   - a PE fails (killed, non-zero status while others run, or status 0 without Finalize
+//     while others run): it is reported, the others
 //     get SIGTERM and, after the grace period, SIGKILL; status 128+signal or the PE's status;
 //   - a signal to the launcher: relayed to every PE, then as above; a second SIGINT kills;
 //   - the timeout: where each PE waits is reported, then as above; status 124.
@@ -81,7 +82,9 @@ func (j *job) watch() int {
 			case ws.Signaled():
 				j.report(p, fmt.Sprintf("killed by %s", signame(ws.Signal())))
 				endJob(code, syscall.SIGTERM)
-			case code != 0 && !finalized:
+			case code != 0 && running > 0:
+				// Even after Finalize: a PE that fails ends the job rather than leave the
+				// others waiting for it.
 				j.report(p, fmt.Sprintf("exited with status %d", code))
 				endJob(code, syscall.SIGTERM)
 			case !finalized && running > 0:

@@ -1,0 +1,114 @@
+// Package shmemtest runs a test as a multi-PE job inside `go test`: the test process
+// re-executes its own binary as N PEs through package launch, the code shmemrun uses, and
+// each PE runs only the calling test.
+//
+//	func TestPut(t *testing.T) {
+//		if !shmemtest.Run(t, 4) {
+//			return // the launcher side: the job ran, and failed t if it failed
+//		}
+//		// a PE: shmem.Init(), the test's body, shmem.Finalize()
+//	}
+package shmemtest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/runtime/launch"
+)
+
+// envTest names, in a PE, the test it runs.
+const envTest = "GOSHMEM_TEST"
+
+// Options change how a job runs.
+type Options struct {
+	Env     []string      // extra environment, KEY=VALUE
+	Timeout time.Duration // default 120s
+	// Spin makes the PEs spin in waits instead of yielding and sleeping (their default in
+	// tests, which share the machine's CPUs with each other and with other packages).
+	Spin bool
+}
+
+// Result is how a job ended.
+type Result struct {
+	Status         int
+	Stdout, Stderr string
+}
+
+// InPE reports whether this process is a PE of a job running t.
+func InPE(t testing.TB) bool { return os.Getenv(envTest) == t.Name() }
+
+// Run runs t as n PEs. In the test process it returns false after the job, failing t with
+// the job's output if the job's status is not 0. In a PE it returns true.
+func Run(t testing.TB, n int, opts ...Options) bool {
+	t.Helper()
+	if InPE(t) {
+		return true
+	}
+	r := Launch(t, n, opts...)
+	if r.Status != 0 {
+		t.Fatalf("%d PEs: job exited with status %d\n--- stdout\n%s--- stderr\n%s", n, r.Status, r.Stdout, r.Stderr)
+	}
+	return false
+}
+
+// Launch runs t as n PEs from the test process and returns how the job ended.
+func Launch(t testing.TB, n int, opts ...Options) Result {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 120 * time.Second
+	}
+	env := append(os.Environ(), envTest+"="+t.Name())
+	if o.Spin {
+		env = append(env, "GOSHMEM_WAIT=spin")
+	}
+	env = append(env, o.Env...)
+	var stdout, stderr bytes.Buffer
+	status, err := launch.Run(launch.Config{
+		NPEs:       n,
+		Prog:       os.Args[0],
+		Args:       []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String()},
+		Env:        env,
+		Stdout:     &stdout,
+		Stderr:     &stderr,
+		Timeout:    o.Timeout + 10*time.Second,
+		SharedCPUs: !o.Spin || n > runtime.NumCPU(),
+	})
+	if err != nil {
+		t.Fatalf("launching %d PEs: %v", n, err)
+	}
+	return Result{status, stdout.String(), stderr.String()}
+}
+
+// runPattern is the -test.run pattern that selects exactly the test named name
+// ("TestX/sub/case" -> "^TestX$/^sub$/^case$").
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// Sizes are the PE counts the suites run at on any machine: more PEs than cores included.
+var Sizes = []int{1, 2, 3, 4, 8}
+
+// ForSizes runs f as a subtest per PE count in Sizes (or the given counts).
+func ForSizes(t *testing.T, f func(t *testing.T, n int), sizes ...int) {
+	if len(sizes) == 0 {
+		sizes = Sizes
+	}
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) { f(t, n) })
+	}
+}
