@@ -1,0 +1,118 @@
+package shmem_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/shmemtest"
+)
+
+func TestTeams(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		w := shmem.TeamWorld()
+		if w.MyPE() != me || w.NPEs() != n || shmem.TeamShared().NPEs() != n {
+			t.Fatalf("world %d/%d shared %d", w.MyPE(), w.NPEs(), shmem.TeamShared().NPEs())
+		}
+		// Even PEs, then the odd ones of the even ones' complement.
+		even, err := w.SplitStrided(0, 2, (n+1)/2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		odd, err := w.SplitStrided(1, 2, n/2, nil)
+		if n == 1 {
+			if err == nil {
+				t.Fatal("a team of 0 PEs was made")
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if me%2 == 0 {
+			if !even.Valid() || even.MyPE() != me/2 || even.NPEs() != (n+1)/2 || odd.Valid() {
+				t.Fatalf("even team: valid %v pe %d npes %d; odd valid %v", even.Valid(), even.MyPE(), even.NPEs(), odd.Valid())
+			}
+			if got := even.TranslatePE(even.MyPE(), w); got != me {
+				t.Fatalf("TranslatePE to world = %d, want %d", got, me)
+			}
+			if got := w.TranslatePE(me+1, even); got != -1 {
+				t.Fatalf("odd PE %d translated into the even team as %d", me+1, got)
+			}
+		} else if even.Valid() || !odd.Valid() || odd.MyPE() != me/2 {
+			t.Fatalf("odd PE %d: even valid %v, odd pe %d", me, even.Valid(), odd.MyPE())
+		}
+		// Teams of a team: the even team's even members are the world's multiples of 4.
+		if me%2 == 0 {
+			sub, err := even.SplitStrided(0, 2, (even.NPEs()+1)/2, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (me%4 == 0) != sub.Valid() || sub.Valid() && even.TranslatePE(sub.TranslatePE(sub.MyPE(), even), w) != me {
+				t.Fatalf("sub-team of the even team wrong on PE %d", me)
+			}
+			if sub.Valid() {
+				sub.Sync()
+				sub.Destroy()
+			}
+			even.Sync()
+			even.Destroy()
+		} else {
+			odd.Sync()
+			odd.Destroy()
+		}
+		// A 2-D grid 2 wide: rows and columns.
+		x, y, err := w.Split2D(2, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.MyPE() != me%2 || y.MyPE() != me/2 || y.NPEs() != (n-me%2+1)/2 {
+			t.Fatalf("Split2D on PE %d: x %d/%d y %d/%d", me, x.MyPE(), x.NPEs(), y.MyPE(), y.NPEs())
+		}
+		for i := range x.NPEs() {
+			if got := x.TranslatePE(i, w); got != me/2*2+i {
+				t.Fatalf("row member %d is world %d", i, got)
+			}
+		}
+		x.Sync()
+		y.Sync()
+		x.Destroy()
+		y.Destroy()
+		shmem.BarrierAll()
+	})
+}
+
+// Team slots run out: the error names the routine; destroying teams frees them again.
+func TestTeamSlotsExhausted(t *testing.T) {
+	if !shmemtest.Run(t, 2) {
+		return
+	}
+	initPE(t)
+	w := shmem.TeamWorld()
+	var teams []shmem.Team
+	for {
+		tm, err := w.SplitStrided(0, 1, 2, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), "shmem.Team.SplitStrided: no free team slot") {
+				t.Fatalf("error %v", err)
+			}
+			break
+		}
+		teams = append(teams, tm)
+		if len(teams) > 100 {
+			t.Fatal("team slots never run out")
+		}
+	}
+	if len(teams) != 62 {
+		t.Fatalf("%d teams before slots ran out, want 62", len(teams))
+	}
+	for _, tm := range teams {
+		tm.Destroy()
+	}
+	if _, err := w.SplitStrided(0, 1, 2, nil); err != nil {
+		t.Fatalf("after Destroy: %v", err)
+	}
+	if _, err := w.SplitStrided(1, 1, 5, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Fatalf("bad triplet: %v", err)
+	}
+	wantPanic(t, "predefined teams cannot be destroyed", func() { w.Destroy() })
+	wantPanic(t, "invalid team", func() { shmem.TeamInvalid.Sync() })
+}
