@@ -359,7 +359,7 @@ func TestRunAll(t *testing.T) {
 	cfg := config{
 		reps:       3,
 		npes:       2,
-		goshmemCmd: "echo run >> " + count + "; echo 'package ./bench/osu is not in std' >&2; exit 3",
+		goshmemCmd: "echo run >> " + count + "; echo 'package ./bench/osu is not in std' >&2; seq 100 >&2; exit 3",
 		peerCmd:    peer,
 		benchArgs:  []string{"-o", "put"},
 	}
@@ -374,7 +374,7 @@ func TestRunAll(t *testing.T) {
 		}
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "goshmem") || !strings.Contains(notes[0], "exit status 3") ||
-		!strings.Contains(notes[0], "not in std") {
+		!strings.Contains(notes[0], "not in std | 1 | 99 | 100") {
 		t.Errorf("notes %q: want one naming goshmem's failure and its stderr", notes)
 	}
 	if runs, _ := os.ReadFile(count); string(runs) != "run\n" {

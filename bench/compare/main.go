@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -284,9 +285,9 @@ func (r *runner) run(dir string, rep int, stderr io.Writer) ([]Record, string) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), r.env...)
 	var out bytes.Buffer
-	tail := &tailBuffer{max: 4096}
+	log := &stderrLog{max: 4096}
 	cmd.Stdout = &out
-	cmd.Stderr = io.MultiWriter(stderr, tail)
+	cmd.Stderr = io.MultiWriter(stderr, log)
 	runErr := cmd.Run()
 	recs, _, parseErr := ParseRecords(&out, r.impl+" output")
 	var kept []Record
@@ -319,37 +320,56 @@ func (r *runner) run(dir string, rep int, stderr io.Writer) ([]Record, string) {
 	note := fmt.Sprintf("%s: `%s` in repetition %d: %s", r.impl, r.cmd, rep, strings.Join(problems, "; "))
 	if r.failed {
 		note += "; not run again"
-		if last := tail.lastLines(3); last != "" {
-			note += "; its stderr ended: " + last
+		if said := log.summary(2); said != "" {
+			note += "; its stderr: " + said
 		}
 	}
 	return kept, note
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	max int
-	b   []byte
+// stderrLog keeps the first and the last max bytes written to it: a failing command's
+// first lines usually say what went wrong, its last ones where it stopped.
+type stderrLog struct {
+	max        int
+	head, tail []byte
 }
 
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+func (t *stderrLog) Write(p []byte) (int, error) {
+	if room := t.max - len(t.head); room > 0 {
+		t.head = append(t.head, p[:min(room, len(p))]...)
+	}
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > t.max {
+		t.tail = append(t.tail[:0], t.tail[len(t.tail)-t.max:]...)
 	}
 	return len(p), nil
 }
 
-// lastLines joins the last n non-empty lines with " | ".
-func (t *tailBuffer) lastLines(n int) string {
+// summary joins the first n and the last n non-empty lines (each once) with " | ".
+func (t *stderrLog) summary(n int) string {
+	first := nonEmptyLines(t.head)
+	last := nonEmptyLines(t.tail)
+	if len(first) > n {
+		first = first[:n]
+	}
+	if len(last) > n {
+		last = last[len(last)-n:]
+	}
+	out := first
+	for _, l := range last {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+func nonEmptyLines(b []byte) []string {
 	var lines []string
-	for _, l := range strings.Split(string(t.b), "\n") {
+	for _, l := range strings.Split(string(b), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return lines
 }

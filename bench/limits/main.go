@@ -42,14 +42,14 @@ type options struct {
 }
 
 const (
-	defaultMinSize = 8
+	defaultMinSize = 1
 	defaultMaxSize = 16 << 20
 )
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("limits", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sizes := fs.String("m", "", "copy sizes `MIN:MAX` in bytes, doubling from MIN (default 8:16M)")
+	sizes := fs.String("m", "", "copy sizes `MIN:MAX` in bytes, doubling from MIN (default 1:16M)")
 	iters := fs.Int("i", 0, "timed samples per size (default: per measurement)")
 	warmup := fs.Int("x", -1, "warm-up samples per size (default: per measurement)")
 	jsonOut := fs.Bool("json", false, "JSON lines on stdout (bench/FORMAT.md) instead of the table")

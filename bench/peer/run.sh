@@ -30,7 +30,7 @@ if ! command -v oshcc >/dev/null 2>&1 || ! command -v oshrun >/dev/null 2>&1 ||
         exit 1
     fi
     say "installing openmpi-bin libopenmpi-dev"
-    $sudo apt-get update >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update >&2
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         openmpi-bin libopenmpi-dev >&2
 fi
