@@ -256,7 +256,11 @@ func runAll(cfg config, dir string, stderr io.Writer) ([]Record, []string) {
 	}
 	var recs []Record
 	var notes []string
+	var loads []string
 	for rep := 1; rep <= cfg.reps; rep++ {
+		if l, ok := loadAverage(); ok {
+			loads = append(loads, l)
+		}
 		order := []*runner{lim, gosh, peer}
 		if rep%2 == 0 {
 			order = []*runner{lim, peer, gosh}
@@ -274,7 +278,24 @@ func runAll(cfg config, dir string, stderr io.Writer) ([]Record, []string) {
 			}
 		}
 	}
+	if len(loads) > 0 {
+		// Other work on the cores spoils every number; the reader should see how busy they were.
+		notes = append(notes, "load average (1 min) at the start of each repetition: "+strings.Join(loads, ", "))
+	}
 	return recs, notes
+}
+
+// loadAverage is the first field of /proc/loadavg.
+func loadAverage() (string, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "", false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "", false
+	}
+	return f[0], true
 }
 
 // run runs the command once: stdout is parsed as records, stderr goes to compare's stderr
