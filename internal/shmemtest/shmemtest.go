@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/goshmem/shmem/runtime/launch"
 )
 
@@ -33,6 +35,8 @@ type Options struct {
 	// Spin makes the PEs spin in waits instead of yielding and sleeping (their default in
 	// tests, which share the machine's CPUs with each other and with other packages).
 	Spin bool
+	// Bind pins PE i to CPU i mod NumCPU, one PE per core as shmemrun does by default.
+	Bind bool
 }
 
 // Result is how a job ended.
@@ -73,11 +77,23 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 		env = append(env, "GOSHMEM_WAIT=spin")
 	}
 	env = append(env, o.Env...)
+	var cpus []unix.CPUSet
+	if o.Bind {
+		cpus = make([]unix.CPUSet, n)
+		for i := range cpus {
+			cpus[i].Set(i % runtime.NumCPU())
+		}
+	}
+	args := []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String()}
+	if _, ok := t.(*testing.B); ok {
+		args = []string{"-test.run=^$", "-test.bench=" + runPattern(t.Name()), "-test.benchtime=1x", "-test.count=1", "-test.timeout=" + o.Timeout.String()}
+	}
 	var stdout, stderr bytes.Buffer
 	status, err := launch.Run(launch.Config{
+		CPUs:       cpus,
 		NPEs:       n,
 		Prog:       os.Args[0],
-		Args:       []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String()},
+		Args:       args,
 		Env:        env,
 		Stdout:     &stdout,
 		Stderr:     &stderr,
