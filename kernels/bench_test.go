@@ -20,6 +20,9 @@ func aligned[T any](n int) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	buf := make([]byte, n*size+64)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1 // fault the pages in before timing
+	}
 	off := int(-uintptr(unsafe.Pointer(&buf[0])) & 63)
 	return unsafe.Slice((*T)(unsafe.Pointer(&buf[off])), n)
 }

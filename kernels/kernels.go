@@ -50,59 +50,80 @@ func Valid[T Elem](op Op) bool {
 	return op < numOps && genericKernels[typeIndex[T]()][op] != nil
 }
 
-// kernelFor returns the current path's kernel for (T, op), panicking on an invalid op.
-func kernelFor[T Elem](op Op, fn string) kernel {
-	ti := typeIndex[T]()
-	if op < numOps {
-		if k := cur.comb[ti][op]; k != nil {
-			return k
-		}
-	}
-	panic(fmt.Sprintf("kernels.%s: op %v is not valid for %s", fn, op, typeNames[ti]))
-}
-
 func ptr[T any](s []T) *byte { return (*byte)(unsafe.Pointer(unsafe.SliceData(s))) }
 
 // at offsets a kernel pointer by off bytes.
 func at(p *byte, off int) *byte { return (*byte)(unsafe.Add(unsafe.Pointer(p), off)) }
 
-// checkOverlap panics if x and y (n elements of size bytes each) overlap without starting
-// at the same address.
-func checkOverlap(fn, xname, yname string, x, y *byte, bytes uintptr) {
+// overlap reports whether x and y, of the given byte length, overlap without starting at
+// the same address.
+func overlap(x, y *byte, bytes uintptr) bool {
 	px, py := uintptr(unsafe.Pointer(x)), uintptr(unsafe.Pointer(y))
-	if px != py && px < py+bytes && py < px+bytes {
-		panic(fmt.Sprintf("kernels.%s: %s and %s overlap partially", fn, xname, yname))
-	}
+	return px != py && px < py+bytes && py < px+bytes
+}
+
+// The panics live out of line so that Combine and Combine3 stay small.
+
+func panicLen(fn, arg string, got, want int) {
+	panic(fmt.Sprintf("kernels.%s: len(%s) = %d, want len(dst) = %d", fn, arg, got, want))
+}
+
+func panicOverlap(fn, x, y string) {
+	panic(fmt.Sprintf("kernels.%s: %s and %s overlap partially", fn, x, y))
+}
+
+func panicOp(fn string, op Op, ti int) {
+	panic(fmt.Sprintf("kernels.%s: op %v is not valid for %s", fn, op, typeNames[ti]))
 }
 
 // Combine computes dst[i] = op(dst[i], src[i]) for every i. It panics if the lengths
 // differ, if op is not valid for T, or if src overlaps dst without being dst itself.
 func Combine[T Elem](op Op, dst, src []T) {
-	if len(src) != len(dst) {
-		panic(fmt.Sprintf("kernels.Combine: len(src) = %d, want len(dst) = %d", len(src), len(dst)))
+	n := len(dst)
+	if len(src) != n {
+		panicLen("Combine", "src", len(src), n)
 	}
-	k := kernelFor[T](op, "Combine")
 	d, s := ptr(dst), ptr(src)
-	var z T
-	checkOverlap("Combine", "dst", "src", d, s, uintptr(len(dst))*unsafe.Sizeof(z))
-	k(d, d, s, len(dst))
+	if overlap(d, s, uintptr(n)*unsafe.Sizeof(*new(T))) {
+		panicOverlap("Combine", "dst", "src")
+	}
+	ti := typeIndex[T]()
+	var k kernel
+	if op < numOps {
+		k = cur.comb[ti][op]
+	}
+	if k == nil {
+		panicOp("Combine", op, ti)
+	}
+	k(d, d, s, n)
 }
 
 // Combine3 computes dst[i] = op(a[i], b[i]) for every i. dst may be exactly a or b (the
 // same first element); it must not overlap them otherwise. It panics if the lengths differ,
 // if op is not valid for T, or on a partial overlap.
 func Combine3[T Elem](op Op, dst, a, b []T) {
-	if len(a) != len(dst) {
-		panic(fmt.Sprintf("kernels.Combine3: len(a) = %d, want len(dst) = %d", len(a), len(dst)))
+	n := len(dst)
+	if len(a) != n {
+		panicLen("Combine3", "a", len(a), n)
 	}
-	if len(b) != len(dst) {
-		panic(fmt.Sprintf("kernels.Combine3: len(b) = %d, want len(dst) = %d", len(b), len(dst)))
+	if len(b) != n {
+		panicLen("Combine3", "b", len(b), n)
 	}
-	k := kernelFor[T](op, "Combine3")
 	d, x, y := ptr(dst), ptr(a), ptr(b)
-	var z T
-	n := uintptr(len(dst)) * unsafe.Sizeof(z)
-	checkOverlap("Combine3", "dst", "a", d, x, n)
-	checkOverlap("Combine3", "dst", "b", d, y, n)
-	k(d, x, y, len(dst))
+	bytes := uintptr(n) * unsafe.Sizeof(*new(T))
+	if overlap(d, x, bytes) {
+		panicOverlap("Combine3", "dst", "a")
+	}
+	if overlap(d, y, bytes) {
+		panicOverlap("Combine3", "dst", "b")
+	}
+	ti := typeIndex[T]()
+	var k kernel
+	if op < numOps {
+		k = cur.comb[ti][op]
+	}
+	if k == nil {
+		panicOp("Combine3", op, ti)
+	}
+	k(d, x, y, n)
 }

@@ -320,10 +320,12 @@ func testCombine[T Elem](t *testing.T) {
 				start := (n*131 + salt) % (poolLen - maxLen)
 				c.run(n, start, od, oa, ob, (n+int(op))%3)
 			}
-			// The full dst x src offset grid at one length with a vector body and a tail.
+			// Every dst offset against eight src offsets (so eight relative misalignments
+			// each) at one length with a vector body and a tail.
 			n := 3*64/size + 5 + int(op)
 			for od := 0; od < 64; od += step {
-				for ob := 0; ob < 64; ob += step {
+				for j := 0; j < 8; j++ {
+					ob := (od + j*9 + salt) % 64 / step * step
 					c.run(n, (od*64+ob)%(poolLen-maxLen), od, 0, ob, 0)
 				}
 			}
@@ -477,6 +479,6 @@ func testStrided[T uint32 | uint64](t *testing.T, f func([]T, int, []T, int, int
 	wantPanic(t, fn+": len(dst) = 0", func() { f(nil, 1, x, 1, 1) })
 	f(x, 2, x, 3, 0) // nothing to do
 	f(x[:9], 2, x[:9], 2, 5)
-	f(make([]T, 1<<20), 1<<40, x, 1, 1) // one element: stride never multiplied
+	f(make([]T, 4), math.MaxInt, x, 1, 1) // one element: stride never multiplied
 }
 

@@ -506,23 +506,409 @@ var avx2Kernels = [numTypes][numOps]kernel{
 	tComplex128: {Sum: sumF64x2AVX2, Prod: prodC128AVX2},
 }
 
-// AVX-512 kernels finish with a masked vector: the assembly takes any n.
+// AVX-512 kernels finish with a masked vector: the assembly takes any n of one vector or
+// more; below that the reference runs.
+
+func sumI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refSum[int8](dst, a, b, n)
+		return
+	}
+	asm.SumI8AVX512(dst, a, b, n)
+}
+
+func prodI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refProd[int8](dst, a, b, n)
+		return
+	}
+	asm.ProdI8AVX512(dst, a, b, n)
+}
+
+func minI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refMin[int8](dst, a, b, n)
+		return
+	}
+	asm.MinI8AVX512(dst, a, b, n)
+}
+
+func maxI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refMax[int8](dst, a, b, n)
+		return
+	}
+	asm.MaxI8AVX512(dst, a, b, n)
+}
+
+func andI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refAnd[int8](dst, a, b, n)
+		return
+	}
+	asm.AndI8AVX512(dst, a, b, n)
+}
+
+func orI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refOr[int8](dst, a, b, n)
+		return
+	}
+	asm.OrI8AVX512(dst, a, b, n)
+}
+
+func xorI8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refXor[int8](dst, a, b, n)
+		return
+	}
+	asm.XorI8AVX512(dst, a, b, n)
+}
+
+func sumI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refSum[int16](dst, a, b, n)
+		return
+	}
+	asm.SumI16AVX512(dst, a, b, n)
+}
+
+func prodI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refProd[int16](dst, a, b, n)
+		return
+	}
+	asm.ProdI16AVX512(dst, a, b, n)
+}
+
+func minI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refMin[int16](dst, a, b, n)
+		return
+	}
+	asm.MinI16AVX512(dst, a, b, n)
+}
+
+func maxI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refMax[int16](dst, a, b, n)
+		return
+	}
+	asm.MaxI16AVX512(dst, a, b, n)
+}
+
+func andI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refAnd[int16](dst, a, b, n)
+		return
+	}
+	asm.AndI16AVX512(dst, a, b, n)
+}
+
+func orI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refOr[int16](dst, a, b, n)
+		return
+	}
+	asm.OrI16AVX512(dst, a, b, n)
+}
+
+func xorI16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refXor[int16](dst, a, b, n)
+		return
+	}
+	asm.XorI16AVX512(dst, a, b, n)
+}
+
+func sumI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refSum[int32](dst, a, b, n)
+		return
+	}
+	asm.SumI32AVX512(dst, a, b, n)
+}
+
+func prodI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refProd[int32](dst, a, b, n)
+		return
+	}
+	asm.ProdI32AVX512(dst, a, b, n)
+}
+
+func minI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMin[int32](dst, a, b, n)
+		return
+	}
+	asm.MinI32AVX512(dst, a, b, n)
+}
+
+func maxI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMax[int32](dst, a, b, n)
+		return
+	}
+	asm.MaxI32AVX512(dst, a, b, n)
+}
+
+func andI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refAnd[int32](dst, a, b, n)
+		return
+	}
+	asm.AndI32AVX512(dst, a, b, n)
+}
+
+func orI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refOr[int32](dst, a, b, n)
+		return
+	}
+	asm.OrI32AVX512(dst, a, b, n)
+}
+
+func xorI32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refXor[int32](dst, a, b, n)
+		return
+	}
+	asm.XorI32AVX512(dst, a, b, n)
+}
+
+func sumI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refSum[int64](dst, a, b, n)
+		return
+	}
+	asm.SumI64AVX512(dst, a, b, n)
+}
+
+func prodI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refProd[int64](dst, a, b, n)
+		return
+	}
+	asm.ProdI64AVX512(dst, a, b, n)
+}
+
+func minI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMin[int64](dst, a, b, n)
+		return
+	}
+	asm.MinI64AVX512(dst, a, b, n)
+}
+
+func maxI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMax[int64](dst, a, b, n)
+		return
+	}
+	asm.MaxI64AVX512(dst, a, b, n)
+}
+
+func andI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refAnd[int64](dst, a, b, n)
+		return
+	}
+	asm.AndI64AVX512(dst, a, b, n)
+}
+
+func orI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refOr[int64](dst, a, b, n)
+		return
+	}
+	asm.OrI64AVX512(dst, a, b, n)
+}
+
+func xorI64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refXor[int64](dst, a, b, n)
+		return
+	}
+	asm.XorI64AVX512(dst, a, b, n)
+}
+
+func minU8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refMin[uint8](dst, a, b, n)
+		return
+	}
+	asm.MinU8AVX512(dst, a, b, n)
+}
+
+func maxU8AVX512(dst, a, b *byte, n int) {
+	if n < 64 {
+		refMax[uint8](dst, a, b, n)
+		return
+	}
+	asm.MaxU8AVX512(dst, a, b, n)
+}
+
+func minU16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refMin[uint16](dst, a, b, n)
+		return
+	}
+	asm.MinU16AVX512(dst, a, b, n)
+}
+
+func maxU16AVX512(dst, a, b *byte, n int) {
+	if n < 32 {
+		refMax[uint16](dst, a, b, n)
+		return
+	}
+	asm.MaxU16AVX512(dst, a, b, n)
+}
+
+func minU32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMin[uint32](dst, a, b, n)
+		return
+	}
+	asm.MinU32AVX512(dst, a, b, n)
+}
+
+func maxU32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMax[uint32](dst, a, b, n)
+		return
+	}
+	asm.MaxU32AVX512(dst, a, b, n)
+}
+
+func minU64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMin[uint64](dst, a, b, n)
+		return
+	}
+	asm.MinU64AVX512(dst, a, b, n)
+}
+
+func maxU64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMax[uint64](dst, a, b, n)
+		return
+	}
+	asm.MaxU64AVX512(dst, a, b, n)
+}
+
+func sumF32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refSum[float32](dst, a, b, n)
+		return
+	}
+	asm.SumF32AVX512(dst, a, b, n)
+}
+
+func prodF32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refProd[float32](dst, a, b, n)
+		return
+	}
+	asm.ProdF32AVX512(dst, a, b, n)
+}
+
+func minF32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMin[float32](dst, a, b, n)
+		return
+	}
+	asm.MinF32AVX512(dst, a, b, n)
+}
+
+func maxF32AVX512(dst, a, b *byte, n int) {
+	if n < 16 {
+		refMax[float32](dst, a, b, n)
+		return
+	}
+	asm.MaxF32AVX512(dst, a, b, n)
+}
+
+func sumF64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refSum[float64](dst, a, b, n)
+		return
+	}
+	asm.SumF64AVX512(dst, a, b, n)
+}
+
+func prodF64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refProd[float64](dst, a, b, n)
+		return
+	}
+	asm.ProdF64AVX512(dst, a, b, n)
+}
+
+func minF64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMin[float64](dst, a, b, n)
+		return
+	}
+	asm.MinF64AVX512(dst, a, b, n)
+}
+
+func maxF64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refMax[float64](dst, a, b, n)
+		return
+	}
+	asm.MaxF64AVX512(dst, a, b, n)
+}
+
+func sumF32x2AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refSum[complex64](dst, a, b, n)
+		return
+	}
+	asm.SumF32x2AVX512(dst, a, b, n)
+}
+
+func prodC64AVX512(dst, a, b *byte, n int) {
+	if n < 8 {
+		refProd[complex64](dst, a, b, n)
+		return
+	}
+	asm.ProdC64AVX512(dst, a, b, n)
+}
+
+func sumF64x2AVX512(dst, a, b *byte, n int) {
+	if n < 4 {
+		refSum[complex128](dst, a, b, n)
+		return
+	}
+	asm.SumF64x2AVX512(dst, a, b, n)
+}
+
+func prodC128AVX512(dst, a, b *byte, n int) {
+	if n < 4 {
+		refProd[complex128](dst, a, b, n)
+		return
+	}
+	asm.ProdC128AVX512(dst, a, b, n)
+}
+
 var avx512Kernels = [numTypes][numOps]kernel{
-	tInt8:       {Sum: asm.SumI8AVX512, Prod: asm.ProdI8AVX512, Min: asm.MinI8AVX512, Max: asm.MaxI8AVX512, And: asm.AndI8AVX512, Or: asm.OrI8AVX512, Xor: asm.XorI8AVX512},
-	tInt16:      {Sum: asm.SumI16AVX512, Prod: asm.ProdI16AVX512, Min: asm.MinI16AVX512, Max: asm.MaxI16AVX512, And: asm.AndI16AVX512, Or: asm.OrI16AVX512, Xor: asm.XorI16AVX512},
-	tInt32:      {Sum: asm.SumI32AVX512, Prod: asm.ProdI32AVX512, Min: asm.MinI32AVX512, Max: asm.MaxI32AVX512, And: asm.AndI32AVX512, Or: asm.OrI32AVX512, Xor: asm.XorI32AVX512},
-	tInt64:      {Sum: asm.SumI64AVX512, Prod: asm.ProdI64AVX512, Min: asm.MinI64AVX512, Max: asm.MaxI64AVX512, And: asm.AndI64AVX512, Or: asm.OrI64AVX512, Xor: asm.XorI64AVX512},
-	tInt:        {Sum: asm.SumI64AVX512, Prod: asm.ProdI64AVX512, Min: asm.MinI64AVX512, Max: asm.MaxI64AVX512, And: asm.AndI64AVX512, Or: asm.OrI64AVX512, Xor: asm.XorI64AVX512},
-	tUint8:      {Sum: asm.SumI8AVX512, Prod: asm.ProdI8AVX512, Min: asm.MinU8AVX512, Max: asm.MaxU8AVX512, And: asm.AndI8AVX512, Or: asm.OrI8AVX512, Xor: asm.XorI8AVX512},
-	tUint16:     {Sum: asm.SumI16AVX512, Prod: asm.ProdI16AVX512, Min: asm.MinU16AVX512, Max: asm.MaxU16AVX512, And: asm.AndI16AVX512, Or: asm.OrI16AVX512, Xor: asm.XorI16AVX512},
-	tUint32:     {Sum: asm.SumI32AVX512, Prod: asm.ProdI32AVX512, Min: asm.MinU32AVX512, Max: asm.MaxU32AVX512, And: asm.AndI32AVX512, Or: asm.OrI32AVX512, Xor: asm.XorI32AVX512},
-	tUint64:     {Sum: asm.SumI64AVX512, Prod: asm.ProdI64AVX512, Min: asm.MinU64AVX512, Max: asm.MaxU64AVX512, And: asm.AndI64AVX512, Or: asm.OrI64AVX512, Xor: asm.XorI64AVX512},
-	tUint:       {Sum: asm.SumI64AVX512, Prod: asm.ProdI64AVX512, Min: asm.MinU64AVX512, Max: asm.MaxU64AVX512, And: asm.AndI64AVX512, Or: asm.OrI64AVX512, Xor: asm.XorI64AVX512},
-	tUintptr:    {Sum: asm.SumI64AVX512, Prod: asm.ProdI64AVX512, Min: asm.MinU64AVX512, Max: asm.MaxU64AVX512, And: asm.AndI64AVX512, Or: asm.OrI64AVX512, Xor: asm.XorI64AVX512},
-	tFloat32:    {Sum: asm.SumF32AVX512, Prod: asm.ProdF32AVX512, Min: asm.MinF32AVX512, Max: asm.MaxF32AVX512},
-	tFloat64:    {Sum: asm.SumF64AVX512, Prod: asm.ProdF64AVX512, Min: asm.MinF64AVX512, Max: asm.MaxF64AVX512},
-	tComplex64:  {Sum: asm.SumF32x2AVX512, Prod: asm.ProdC64AVX512},
-	tComplex128: {Sum: asm.SumF64x2AVX512, Prod: asm.ProdC128AVX512},
+	tInt8:       {Sum: sumI8AVX512, Prod: prodI8AVX512, Min: minI8AVX512, Max: maxI8AVX512, And: andI8AVX512, Or: orI8AVX512, Xor: xorI8AVX512},
+	tInt16:      {Sum: sumI16AVX512, Prod: prodI16AVX512, Min: minI16AVX512, Max: maxI16AVX512, And: andI16AVX512, Or: orI16AVX512, Xor: xorI16AVX512},
+	tInt32:      {Sum: sumI32AVX512, Prod: prodI32AVX512, Min: minI32AVX512, Max: maxI32AVX512, And: andI32AVX512, Or: orI32AVX512, Xor: xorI32AVX512},
+	tInt64:      {Sum: sumI64AVX512, Prod: prodI64AVX512, Min: minI64AVX512, Max: maxI64AVX512, And: andI64AVX512, Or: orI64AVX512, Xor: xorI64AVX512},
+	tInt:        {Sum: sumI64AVX512, Prod: prodI64AVX512, Min: minI64AVX512, Max: maxI64AVX512, And: andI64AVX512, Or: orI64AVX512, Xor: xorI64AVX512},
+	tUint8:      {Sum: sumI8AVX512, Prod: prodI8AVX512, Min: minU8AVX512, Max: maxU8AVX512, And: andI8AVX512, Or: orI8AVX512, Xor: xorI8AVX512},
+	tUint16:     {Sum: sumI16AVX512, Prod: prodI16AVX512, Min: minU16AVX512, Max: maxU16AVX512, And: andI16AVX512, Or: orI16AVX512, Xor: xorI16AVX512},
+	tUint32:     {Sum: sumI32AVX512, Prod: prodI32AVX512, Min: minU32AVX512, Max: maxU32AVX512, And: andI32AVX512, Or: orI32AVX512, Xor: xorI32AVX512},
+	tUint64:     {Sum: sumI64AVX512, Prod: prodI64AVX512, Min: minU64AVX512, Max: maxU64AVX512, And: andI64AVX512, Or: orI64AVX512, Xor: xorI64AVX512},
+	tUint:       {Sum: sumI64AVX512, Prod: prodI64AVX512, Min: minU64AVX512, Max: maxU64AVX512, And: andI64AVX512, Or: orI64AVX512, Xor: xorI64AVX512},
+	tUintptr:    {Sum: sumI64AVX512, Prod: prodI64AVX512, Min: minU64AVX512, Max: maxU64AVX512, And: andI64AVX512, Or: orI64AVX512, Xor: xorI64AVX512},
+	tFloat32:    {Sum: sumF32AVX512, Prod: prodF32AVX512, Min: minF32AVX512, Max: maxF32AVX512},
+	tFloat64:    {Sum: sumF64AVX512, Prod: prodF64AVX512, Min: minF64AVX512, Max: maxF64AVX512},
+	tComplex64:  {Sum: sumF32x2AVX512, Prod: prodC64AVX512},
+	tComplex128: {Sum: sumF64x2AVX512, Prod: prodC128AVX512},
 }
 
 var stridedAVX2 = [2]stridedKernels{

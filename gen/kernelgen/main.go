@@ -155,8 +155,20 @@ func data() allData {
 			k := tables.Kernel{Op: op, Class: c}
 			td.Ops = append(td.Ops, op.Title)
 			td.Generic = append(td.Generic, entry{op.Title, refName(op, t.Go)})
-			// AVX-512: masked tails in the kernel, used directly.
-			td.AVX512 = append(td.AVX512, entry{op.Title, "asm." + k.Name() + "AVX512"})
+			// AVX-512: masked tails in the kernel; under one vector the Go loop is as fast
+			// and spares the masked store-to-load forwarding stall of back-to-back calls.
+			w5 := wrapper{
+				Name:  strings.ToLower(op.Title[:1]) + op.Title[1:] + c.Name + "AVX512",
+				Asm:   k.Name() + "AVX512",
+				Block: 64 / c.Elem(),
+				Ref:   refName(op, c.GoType()),
+				Elem:  c.Elem(),
+			}
+			td.AVX512 = append(td.AVX512, entry{op.Title, w5.Name})
+			if !seen[w5.Name] {
+				seen[w5.Name] = true
+				d.Wrappers["AVX512"] = append(d.Wrappers["AVX512"], w5)
+			}
 			// AVX2 and NEON: a Go wrapper runs the tail.
 			for _, p := range []struct {
 				name  string
@@ -283,7 +295,18 @@ var avx2Kernels = [numTypes][numOps]kernel{
 {{- end}}
 }
 
-// AVX-512 kernels finish with a masked vector: the assembly takes any n.
+// AVX-512 kernels finish with a masked vector: the assembly takes any n of one vector or
+// more; below that the reference runs.
+{{range .Wrappers.AVX512}}
+func {{.Name}}(dst, a, b *byte, n int) {
+	if n < {{.Block}} {
+		{{.Ref}}(dst, a, b, n)
+		return
+	}
+	asm.{{.Asm}}(dst, a, b, n)
+}
+{{end}}
+
 var avx512Kernels = [numTypes][numOps]kernel{
 {{- range .Types}}
 	{{.Index}}: { {{- range .AVX512}}{{.Op}}: {{.Kernel}}, {{end}} },

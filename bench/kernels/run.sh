@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Kernel benchmarks: builds the C loops (combine.c) with gcc -O3 -march=native, runs them and
+# the Go benchmarks of package kernels (every path, copy() as the limit), and prints the
+# markdown tables of bench/KERNELS.md (medians over COUNT runs) with the issue's targets.
+#
+#   bench/kernels/run.sh              # int32 and float32 (the targets), strided, copy
+#   TYPES='Int32|Float32|Int64|Float64|Complex64|Complex128' bench/kernels/run.sh
+#   COUNT=10 BENCHTIME=0.2s bench/kernels/run.sh
+#
+# Raw outputs go to bench/out/kernels/ (ignored by git). Needs gcc; an idle machine.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=bench/out/kernels
+mkdir -p "$out"
+types=${TYPES:-Int32|Float32}
+count=${COUNT:-5}
+benchtime=${BENCHTIME:-0.1s}
+
+gcc -O3 -march=native -o "$out/combine" bench/kernels/combine.c
+"$out/combine" > "$out/c.txt"
+go test -run '^$' -bench "^Benchmark(Combine($types)|Copy|Strided|CombineSmall)\$" \
+	-count "$count" -benchtime "$benchtime" ./kernels/ > "$out/go.txt"
+go run ./bench/kernels/table -c "$out/c.txt" -go "$out/go.txt" | tee "$out/table.md"
