@@ -9,15 +9,17 @@
 //   - Float min is a < b ? a : b and max is a > b ? a : b, bit for bit: a NaN in either
 //     operand, or two zeros of either sign, give b (the second operand, src for Combine).
 //     This is C's dst < src ? dst : src, not Go's min builtin nor math.Min.
-//   - Float sum and prod are IEEE operations without FMA, as Go computes them. Complex
-//     sum adds the parts; complex prod is what Go's * gives: for complex64 the parts are
-//     computed in float64 and rounded once (as the Go compiler does), bit-exact on every
-//     path; for complex128 the SIMD paths match Go's * bit for bit as the compiler builds it
-//     for GOAMD64 v1/v2 and for arm64 (which fuses one product of each part; the NEON kernel
-//     fuses the same ones). With GOAMD64=v3 or later the compiler fuses the imaginary part's
-//     x*y+z and the AVX kernels do not, so results may differ in the last bit there.
-//   - When both operands of a float sum or prod are NaN, the result is a NaN whose payload
-//     is the first operand's, as on both amd64 and arm64 hardware.
+//   - Float sum and prod are IEEE operations without FMA, as Go computes them, bit for bit
+//     (when both operands are NaN the result carries the first one's payload, as Go's
+//     code does on amd64 and arm64). Complex sum adds the parts the same way.
+//   - Complex prod is what Go's * gives. complex64: the parts are computed in float64 and
+//     rounded once, as the Go compiler does, so every path is bit-exact. complex128: bit-exact
+//     with Go's * as the compiler builds it for GOAMD64=v1/v2 (no FMA) and for arm64 (which
+//     fuses one product of each part: real = fl(ar*br) - ai*bi, imag = fl(ar*bi) + ai*br,
+//     and the NEON kernel fuses the same ones). With GOAMD64=v3 or later the compiler fuses
+//     the imaginary part and the AVX kernels do not: there the last bit may differ. In every
+//     case a NaN part's sign and payload are unspecified (Go's own depend on the compiler's
+//     choice of operand order).
 //
 // Complex types have sum and prod only; floats have no and, or, xor. int, uint and uintptr
 // use the 64-bit kernels on 64-bit targets.

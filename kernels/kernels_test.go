@@ -157,14 +157,11 @@ func newArena(elems, size int) *arena {
 
 // place copies vals into the arena at byte offset off and returns the view.
 func place[T Elem](a *arena, off int, vals []T) []T {
-	var z T
-	size := int(unsafe.Sizeof(z))
 	for i := range a.buf {
 		a.buf[i] = fill
 	}
 	s := unsafe.Slice((*T)(unsafe.Pointer(&a.buf[guard+off])), len(vals))
 	copy(s, vals)
-	_ = size
 	return s
 }
 
@@ -481,4 +478,3 @@ func testStrided[T uint32 | uint64](t *testing.T, f func([]T, int, []T, int, int
 	f(x[:9], 2, x[:9], 2, 5)
 	f(make([]T, 4), math.MaxInt, x, 1, 1) // one element: stride never multiplied
 }
-

@@ -140,7 +140,7 @@ func (g *amd64Gen) simple(k tables.Kernel) string {
 }
 
 type prepared struct {
-	regs map[string]reg.VecVirtual
+	regs  map[string]reg.VecVirtual
 	kEven reg.OpmaskVirtual
 }
 
@@ -273,11 +273,11 @@ func (g *amd64Gen) cmul128(p prepared, x, y reg.VecVirtual) reg.VecVirtual {
 	if g.isa.AVX512 {
 		all, swap = 0xff, 0x55
 	}
-	g.c.VMOVDDUP(x, ar)                      // (ar, ar)
-	g.c.VPERMILPD(operand.U8(all), x, ai)    // (ai, ai)
-	g.c.VPERMILPD(operand.U8(swap), y, ys)   // (bi, br)
-	g.c.VMULPD(y, ar, t1)                    // (ar*br, ar*bi)
-	g.c.VMULPD(ys, ai, t2)                   // (ai*bi, ai*br)
+	g.c.VMOVDDUP(x, ar)                    // (ar, ar)
+	g.c.VPERMILPD(operand.U8(all), x, ai)  // (ai, ai)
+	g.c.VPERMILPD(operand.U8(swap), y, ys) // (bi, br)
+	g.c.VMULPD(y, ar, t1)                  // (ar*br, ar*bi)
+	g.c.VMULPD(ys, ai, t2)                 // (ai*bi, ai*br)
 	if !g.isa.AVX512 {
 		g.c.VADDSUBPD(t2, t1, out) // (t1r - t2r, t1i + t2i)
 		return out

@@ -106,12 +106,11 @@ type typeData struct {
 }
 
 type wrapper struct {
-	Name   string // Go wrapper name: "sumI32AVX2"
-	Asm    string // asm function: "SumI32AVX2"
-	Block  int    // elements per asm block
-	Ref    string // reference for the tail: "refSum[int32]"
-	Elem   int    // bytes per element
-	Kernel string
+	Name  string // Go wrapper name: "sumI32AVX2"
+	Asm   string // asm function: "SumI32AVX2"
+	Block int    // elements per asm block
+	Ref   string // reference for the tail: "refSum[int32]"
+	Elem  int    // bytes per element
 }
 
 type stridedData struct {
@@ -155,27 +154,17 @@ func data() allData {
 			k := tables.Kernel{Op: op, Class: c}
 			td.Ops = append(td.Ops, op.Title)
 			td.Generic = append(td.Generic, entry{op.Title, refName(op, t.Go)})
-			// AVX-512: masked tails in the kernel; under one vector the Go loop is as fast
-			// and spares the masked store-to-load forwarding stall of back-to-back calls.
-			w5 := wrapper{
-				Name:  strings.ToLower(op.Title[:1]) + op.Title[1:] + c.Name + "AVX512",
-				Asm:   k.Name() + "AVX512",
-				Block: 64 / c.Elem(),
-				Ref:   refName(op, c.GoType()),
-				Elem:  c.Elem(),
-			}
-			td.AVX512 = append(td.AVX512, entry{op.Title, w5.Name})
-			if !seen[w5.Name] {
-				seen[w5.Name] = true
-				d.Wrappers["AVX512"] = append(d.Wrappers["AVX512"], w5)
-			}
-			// AVX2 and NEON: a Go wrapper runs the tail.
+			// Every vector path goes through a Go wrapper: AVX2 and NEON run whole blocks in
+			// assembly and the tail in Go; AVX-512 finishes with a masked vector and leaves
+			// only inputs under one vector to Go (as fast, and no masked store-to-load
+			// forwarding stall between back-to-back calls).
 			for _, p := range []struct {
 				name  string
 				block int
 				dst   *[]entry
 			}{
 				{"AVX2", 32 / c.Elem(), &td.AVX2},
+				{"AVX512", 64 / c.Elem(), &td.AVX512},
 				{"NEON", neonBlock(k), &td.NEON},
 			} {
 				w := wrapper{
