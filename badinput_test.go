@@ -32,7 +32,7 @@ func TestBadInput(t *testing.T) {
 	wantPanic(t, "shmem.WaitUntil: ivar is not symmetric memory", func() { shmem.WaitUntil(&local[0], shmem.CmpEQ, 0) })
 	wantPanic(t, "shmem.Put: dst has 8 elements, src 9", func() { shmem.Put(buf, make([]int64, 9), peer) })
 	wantPanic(t, "runs past the end of the symmetric heap", func() {
-		end := unsafe.Slice(&buf[0], 1<<40) // a slice forged past the heap's end
+		end := unsafe.Slice(&buf[0], 1<<40)        // a slice forged past the heap's end
 		shmem.Put(end, make([]int64, 1<<19), peer) // 4 MiB into a 2 MiB heap
 	})
 	wantPanic(t, "shmem.TestSome: invalid comparison 42", func() { shmem.TestSome(flags, idx, nil, 42, 0) })

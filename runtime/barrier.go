@@ -1,33 +1,9 @@
 package rt
 
-import "fmt"
 
 // Barrier algorithms over a group and a sync area. Each one returns only after every member
 // has entered, which the collectives rely on: a PE can never be two calls ahead of another,
 // so two alternating areas are enough for back-to-back calls.
-
-// BarrierAlg names a barrier algorithm.
-type BarrierAlg uint8
-
-const (
-	BarrierAuto BarrierAlg = iota
-	BarrierLinear
-	BarrierTree
-	BarrierDissem
-)
-
-var barrierAlgNames = [...]string{"auto", "linear", "tree", "dissem"}
-
-func (a BarrierAlg) String() string { return barrierAlgNames[a] }
-
-func parseBarrierAlg(s string) BarrierAlg {
-	for i, n := range barrierAlgNames {
-		if n == s {
-			return BarrierAlg(i)
-		}
-	}
-	panic("rt: unknown barrier algorithm " + s)
-}
 
 // barrier synchronizes group g (I am member i) on area a with the configured algorithm.
 func barrier(who string, g Group, i int, a area) {
@@ -35,9 +11,9 @@ func barrier(who string, g Group, i int, a area) {
 		return
 	}
 	switch chooseBarrier(g) {
-	case BarrierLinear:
+	case AlgLinear:
 		barrierLinear(who, g, i, a)
-	case BarrierTree:
+	case AlgTree:
 		barrierTree(who, g, i, a, collRadix)
 	default:
 		barrierDissem(who, g, i, a)
@@ -89,35 +65,3 @@ func treeChildren(i, n, k int) (int, int) {
 	return first, min(first+k, n)
 }
 
-// chooseBarrier picks the algorithm for g: the override, or dissemination (one round per
-// doubling, every PE busy in every round) except where a linear gather is cheaper.
-func chooseBarrier(g Group) BarrierAlg {
-	if barrierAlg != BarrierAuto {
-		return barrierAlg
-	}
-	return autoBarrier(g.Size)
-}
-
-func autoBarrier(n int) BarrierAlg {
-	if collCrossover > 0 && n < collCrossover {
-		return BarrierLinear
-	}
-	return BarrierDissem
-}
-
-// Algorithm settings, read once at Init.
-var (
-	barrierAlg    BarrierAlg
-	collRadix     = 4
-	collCrossover int
-)
-
-func algInit() error {
-	barrierAlg = parseBarrierAlg(conf.String("SHMEM_BARRIER_ALGORITHM"))
-	collRadix = conf.Int("SHMEM_COLL_RADIX")
-	if collRadix < 2 {
-		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)
-	}
-	collCrossover = conf.Int("SHMEM_COLL_CROSSOVER")
-	return nil
-}

@@ -23,6 +23,6 @@ func printInfo() {
 	}
 	if conf.Bool("SHMEM_INFO") {
 		fmt.Fprintf(os.Stderr, "goshmem: %d PEs, symmetric heap %d bytes per PE, waits %s, barrier %s, radix %d\n",
-			npes, heapSize, map[bool]string{true: "yield+sleep", false: "spin"}[sleepWait], barrierAlg, collRadix)
+			npes, heapSize, map[bool]string{true: "yield+sleep", false: "spin"}[sleepWait], forceBarrier, collRadix)
 	}
 }

@@ -78,6 +78,7 @@ func Init() error {
 	}
 	debugInit()
 	heapInit()
+	placesInit()
 	slot := o.Slot(me)
 	atomic.StoreInt32(&slot.Pid, int32(os.Getpid()))
 	atomic.StoreUint32(&slot.State, shm.StateRunning)

@@ -1,0 +1,71 @@
+package shmem
+
+import (
+	"fmt"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Collect concatenates every PE's src into dst on every PE, in PE order: each PE's
+// contribution may differ in length (collect) or must be the same (fcollect). dst must
+// hold the total and must not overlap src.
+
+func collectArgs[T any](who string, dst, src []T, npes int, fixed bool) rt.CollectArgs {
+	size := sizeOf[T]()
+	b := uintptr(len(src)) * size
+	if fixed && len(dst) < npes*len(src) {
+		panic(fmt.Sprintf("%s: dst has %d elements, %d PEs × %d need %d", who, len(dst), npes, len(src), npes*len(src)))
+	}
+	db := uintptr(len(dst)) * size
+	rt.CheckSym(who, "dst", sliceAddr(dst), db)
+	rt.CheckSym(who, "src", sliceAddr(src), b)
+	if b > 0 && db > 0 && uintptr(sliceAddr(dst)) < uintptr(sliceAddr(src))+b && uintptr(sliceAddr(src)) < uintptr(sliceAddr(dst))+db {
+		panic(fmt.Sprintf("%s: dst and src overlap", who))
+	}
+	return rt.CollectArgs{Dst: sliceAddr(dst), Src: sliceAddr(src), Bytes: b, Fixed: fixed, DstBytes: db}
+}
+
+func collectSet[T any](who string, dst, src []T, fixed bool, set ActiveSet, pSync []int64) {
+	rt.Check(who)
+	g, me := set.group(who)
+	x := collectArgs(who, dst, src, g.Size, fixed)
+	ps := checkPSync(who, pSync, CollectSyncSize)
+	rt.CollectSet(who, g, me, ps, x)
+}
+
+// Collect32 concatenates the active set's 32-bit src arrays (lengths may differ) into dst.
+func Collect32[T Word32](dst, src []T, set ActiveSet, pSync []int64) {
+	collectSet("shmem.Collect32", dst, src, false, set, pSync)
+}
+
+// Collect64 concatenates the active set's 64-bit src arrays (lengths may differ) into dst.
+func Collect64[T Word64](dst, src []T, set ActiveSet, pSync []int64) {
+	collectSet("shmem.Collect64", dst, src, false, set, pSync)
+}
+
+// FCollect32 concatenates the active set's 32-bit src arrays (one length on all) into dst.
+func FCollect32[T Word32](dst, src []T, set ActiveSet, pSync []int64) {
+	collectSet("shmem.FCollect32", dst, src, true, set, pSync)
+}
+
+// FCollect64 concatenates the active set's 64-bit src arrays (one length on all) into dst.
+func FCollect64[T Word64](dst, src []T, set ActiveSet, pSync []int64) {
+	collectSet("shmem.FCollect64", dst, src, true, set, pSync)
+}
+
+// Collect concatenates the src arrays of t's members (lengths may differ) into dst.
+func Collect[T any](t Team, dst, src []T) error {
+	return teamCollect("shmem.Collect", t, dst, src, false)
+}
+
+// FCollect concatenates the src arrays of t's members (one length on all) into dst.
+func FCollect[T any](t Team, dst, src []T) error {
+	return teamCollect("shmem.FCollect", t, dst, src, true)
+}
+
+func teamCollect[T any](who string, t Team, dst, src []T, fixed bool) error {
+	t.t.Check(who)
+	checkNoPointers[T](who)
+	rt.CollectTeam(who, t.t, collectArgs(who, dst, src, t.t.G.Size, fixed))
+	return nil
+}

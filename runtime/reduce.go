@@ -1,0 +1,168 @@
+package rt
+
+import (
+	"unsafe"
+
+	"github.com/goshmem/shmem/kernels"
+)
+
+// Reductions: dst[i] = src_0[i] op src_1[i] op ... over the members of g, on every member.
+// Every combine is a kernels call. The order of combination is fixed per algorithm and PE
+// count, so float results repeat run to run:
+//   - linear: ((s_0 op s_1) op s_2) ... in member order, on every member;
+//   - tree:   each node combines its own source, then its children's partial results in
+//     the plan's order; the root's result is copied down;
+//   - ring:   chunk c is combined along the ring starting at ring position c:
+//     ((s_c op s_c+1) op s_c+2) ... (positions mod n), then copied around.
+
+// Words of a sync area used by reductions (and the other collectives' trees and rings).
+const (
+	wordUp      = wordColl + iota // a child's partial result is ready
+	wordDown                      // the parent's final result is ready
+	wordAck                       // a child has copied its parent's result
+	wordRing                      // the ring predecessor finished a step
+	wordRingAck                   // the ring successor no longer reads my buffers
+	wordPair                      // pairwise alltoall: a block arrived
+)
+
+// ReduceSet is the active-set reduction on the user's pSync.
+func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync unsafe.Pointer, dst, src []T) {
+	reduce(who, op, g, me, area{pSync}, dst, src)
+}
+
+// ReduceTeam is the team reduction on the team's own sync words.
+func ReduceTeam[T kernels.Elem](who string, op kernels.Op, t *Team, dst, src []T) {
+	t.Check(who)
+	reduce(who, op, t.G, t.Me, t.next(), dst, src)
+}
+
+// reduce runs the reduction of src into dst over g (I am member me) on sync area a.
+func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	if g.Size == 1 {
+		copy(dst, src)
+		return
+	}
+	switch chooseReduce(g, n*int(unsafe.Sizeof(src[0]))) {
+	case AlgTree:
+		reduceTree(who, op, g, me, a, dst, src)
+	case AlgRing:
+		reduceRing(who, op, g, me, a, dst, src)
+	default:
+		reduceLinear(who, op, g, me, a, dst, src)
+	}
+}
+
+func same[T any](a, b []T) bool { return unsafe.SliceData(a) == unsafe.SliceData(b) }
+
+// combineAll sets out = ins[0] op ins[1] op ..., block by block, so the output stays in
+// cache while the inputs stream through. out may be ins[0].
+func combineAll[T kernels.Elem](op kernels.Op, out []T, ins [][]T) {
+	if len(ins) == 1 {
+		if !same(out, ins[0]) {
+			copy(out, ins[0])
+		}
+		return
+	}
+	step := max(blockBytes/int(unsafe.Sizeof(out[0])), 1)
+	for lo := 0; lo < len(out); lo += step {
+		hi := min(lo+step, len(out))
+		kernels.Combine3(op, out[lo:hi], ins[0][lo:hi], ins[1][lo:hi])
+		for _, in := range ins[2:] {
+			kernels.Combine(op, out[lo:hi], in[lo:hi])
+		}
+	}
+}
+
+// reduceLinear: after a barrier every member reads every member's source directly and
+// combines them itself; a second barrier keeps sources untouched until all have read them.
+// Best for small messages: two barriers and one pass over the sources.
+func reduceLinear[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	ins := make([][]T, g.Size)
+	for j := range ins {
+		ins[j] = peer(src, g.PE(j))
+	}
+	out, buf := dst, (*[]byte)(nil)
+	if same(dst, src) { // peers read my src until the second barrier: combine aside
+		out, buf = getScratch[T](len(dst))
+		defer putScratch(buf)
+	}
+	barrier(who, g, me, a)
+	combineAll(op, out, ins)
+	barrier(who, g, me, a)
+	if buf != nil {
+		copy(dst, out)
+	}
+}
+
+// reduceTree combines up the plan's tree (hierarchical by socket and L3 domain), then
+// copies the result down it. A leaf's partial result is its source; an inner node's is its
+// dst. Acks keep a node's dst unchanged until its children have copied it.
+func reduceTree[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	p := planFor(g, 0)
+	kids := p.children[me]
+	partial := func(m int) []T {
+		if len(p.children[m]) == 0 {
+			return peer(src, g.PE(m))
+		}
+		return peer(dst, g.PE(m))
+	}
+	if len(kids) > 0 {
+		a.await(who, WaitCollective, wordUp, uint64(len(kids)))
+		ins := make([][]T, 0, len(kids)+1)
+		ins = append(ins, src)
+		for _, c := range kids {
+			ins = append(ins, partial(c))
+		}
+		combineAll(op, dst, ins)
+	}
+	if up := p.parent[me]; up >= 0 {
+		a.signal(wordUp, g.PE(up), 1)
+		a.await(who, WaitCollective, wordDown, 1)
+		copy(dst, peer(dst, g.PE(up)))
+		a.signal(wordAck, g.PE(up), 1)
+	}
+	for _, c := range kids {
+		a.signal(wordDown, g.PE(c), 1)
+	}
+	if len(kids) > 0 {
+		a.await(who, WaitCollective, wordAck, uint64(len(kids)))
+	}
+}
+
+// reduceRing is reduce-scatter then allgather around the plan's ring (which crosses socket
+// links the fewest times): in reduce-scatter step s, the member at ring position p combines
+// chunk p-s from its predecessor's partial (its source at step 1) with its own source; after
+// n-1 steps it holds chunk p+1 complete, and n-1 allgather steps copy the others around.
+// Each member reads only its predecessor, so every link carries 2(n-1)/n of the message.
+func reduceRing[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	p := planFor(g, 0)
+	n := g.Size
+	pos := p.pos[me]
+	pred, succ := g.PE(p.ring[(pos+n-1)%n]), g.PE(p.ring[(pos+1)%n])
+	predSrc, predDst := peer(src, pred), peer(dst, pred)
+	a.signal(wordRing, succ, 1) // my source is ready
+	for s := 1; s < n; s++ {
+		a.await(who, WaitCollective, wordRing, 1)
+		c := (pos - s + n) % n
+		in := chunk(predDst, c, n)
+		if s == 1 {
+			in = chunk(predSrc, c, n)
+		}
+		combineAll(op, chunk(dst, c, n), [][]T{in, chunk(src, c, n)})
+		a.signal(wordRing, succ, 1)
+	}
+	for s := 1; s < n; s++ {
+		a.await(who, WaitCollective, wordRing, 1)
+		c := (pos + 1 - s + n) % n
+		copy(chunk(dst, c, n), chunk(predDst, c, n))
+		if s < n-1 { // the successor's last step needs my step n-2, not this one
+			a.signal(wordRing, succ, 1)
+		}
+	}
+	a.signal(wordRingAck, pred, 1)               // I no longer read my predecessor
+	a.await(who, WaitCollective, wordRingAck, 1) // my successor no longer reads me
+}
