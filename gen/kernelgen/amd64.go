@@ -332,10 +332,61 @@ func (g *amd64Gen) combine(k tables.Kernel) {
 	}
 	name := k.Name() + g.isa.Name
 
-	// Unrolled loop over U vectors.
+	gran := k.Class.Bits / 8 // AVX-512 mask granularity in bytes
+	if k.Class.Kind == tables.Complex && gran < 8 {
+		gran = 8
+	}
+	// masked runs op on the cnt bytes (< V, a multiple of gran) at off, with masked loads
+	// and a masked store; cnt is clobbered.
+	masked := func(cnt reg.Register) {
+		if s := log2(gran); s > 0 {
+			c.SHRQ(operand.U8(s), cnt)
+		}
+		ones, m := c.GP64(), c.GP64()
+		c.MOVQ(operand.I32(-1), ones)
+		c.BZHIQ(cnt, ones, m)
+		km := c.K()
+		c.KMOVQ(m, km)
+		mov := map[int]string{1: "VMOVDQU8", 2: "VMOVDQU16", 4: "VMOVDQU32", 8: "VMOVDQU64"}[gran]
+		x, y := g.vec(), g.vec()
+		g.ins(mov+"_Z", at(pa, 0), km, x)
+		g.ins(mov+"_Z", at(pb, 0), km, y)
+		r := g.op(k, p, x, y)
+		g.ins(mov, r, km, at(dst, 0))
+	}
+
+	if g.isa.AVX512 {
+		// Full speed needs 64-byte-aligned accesses: when dst's elements are aligned and
+		// there are a few vectors to do, a masked head brings dst to a 64-byte boundary
+		// (a and b too, when they share dst's alignment, the usual case).
+		head := c.GP64()
+		c.CMPQ(nb, operand.U32(4*V))
+		c.JB(operand.LabelRef(name + "_body"))
+		c.MOVQ(dst, head)
+		c.NEGQ(head)
+		c.ANDQ(operand.U32(63), head) // bytes to the next boundary
+		c.JZ(operand.LabelRef(name + "_body"))
+		// The head must hold whole elements (a complex128 is two mask lanes).
+		whole := gran
+		if k.Class.Kind == tables.Complex {
+			whole = k.Class.Elem()
+		}
+		if whole > 1 {
+			c.TESTQ(operand.U32(whole-1), head)
+			c.JNZ(operand.LabelRef(name + "_body")) // misaligned elements: no boundary to reach
+		}
+		cnt := c.GP64()
+		c.MOVQ(head, cnt)
+		masked(cnt)
+		c.MOVQ(head, off)
+		c.Label(name + "_body")
+	}
+
+	// Unrolled loop over U vectors, while off <= nb - U*V.
 	c.MOVQ(nb, end)
-	c.ANDQ(operand.I32(-U*V), end)
-	c.JZ(operand.LabelRef(name + "_one"))
+	c.SUBQ(operand.U32(U*V), end)
+	c.CMPQ(off, end)
+	c.JG(operand.LabelRef(name + "_one"))
 	c.Label(name + "_loop")
 	var outs []reg.VecVirtual
 	for u := 0; u < U; u++ {
@@ -346,42 +397,25 @@ func (g *amd64Gen) combine(k tables.Kernel) {
 	}
 	c.ADDQ(operand.U32(U*V), off)
 	c.CMPQ(off, end)
-	c.JB(operand.LabelRef(name + "_loop"))
+	c.JLE(operand.LabelRef(name + "_loop"))
 
-	// One vector at a time.
+	// One vector at a time, while off <= nb - V.
 	c.Label(name + "_one")
 	c.MOVQ(nb, end)
-	c.ANDQ(operand.I32(-V), end)
+	c.SUBQ(operand.U32(V), end)
 	c.Label(name + "_oneloop")
 	c.CMPQ(off, end)
-	c.JAE(operand.LabelRef(name + "_tail"))
+	c.JG(operand.LabelRef(name + "_tail"))
 	store(g.op(k, p, at(pa, 0), at(pb, 0)), 0)
 	c.ADDQ(operand.U32(V), off)
 	c.JMP(operand.LabelRef(name + "_oneloop"))
 
 	c.Label(name + "_tail")
 	if g.isa.AVX512 {
-		// rem bytes left (< V): one masked vector.
+		// The bytes left (< V): one masked vector.
 		c.SUBQ(off, nb)
 		c.JZ(operand.LabelRef(name + "_done"))
-		gran := k.Class.Bits / 8 // mask granularity in bytes
-		if k.Class.Kind == tables.Complex && gran < 8 {
-			gran = 8
-		}
-		if s := log2(gran); s > 0 {
-			c.SHRQ(operand.U8(s), nb)
-		}
-		ones, m := c.GP64(), c.GP64()
-		c.MOVQ(operand.I32(-1), ones)
-		c.BZHIQ(nb, ones, m)
-		km := c.K()
-		c.KMOVQ(m, km)
-		mov := map[int]string{1: "VMOVDQU8", 2: "VMOVDQU16", 4: "VMOVDQU32", 8: "VMOVDQU64"}[gran]
-		x, y := g.vec(), g.vec()
-		g.ins(mov+"_Z", at(pa, 0), km, x)
-		g.ins(mov+"_Z", at(pb, 0), km, y)
-		r := g.op(k, p, x, y)
-		g.ins(mov, r, km, at(dst, 0))
+		masked(nb)
 	}
 	c.Label(name + "_done")
 	c.VZEROUPPER()

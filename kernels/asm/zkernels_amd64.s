@@ -14,8 +14,9 @@ TEXT ·SumI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumI8AVX2_one
 
 SumI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -32,15 +33,15 @@ SumI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumI8AVX2_loop
+	JLE     SumI8AVX2_loop
 
 SumI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumI8AVX2_tail
+	JG      SumI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPADDB  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -62,8 +63,9 @@ TEXT ·SumI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumI16AVX2_one
 
 SumI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -80,15 +82,15 @@ SumI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumI16AVX2_loop
+	JLE     SumI16AVX2_loop
 
 SumI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumI16AVX2_tail
+	JG      SumI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPADDW  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -110,8 +112,9 @@ TEXT ·SumI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumI32AVX2_one
 
 SumI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -128,15 +131,15 @@ SumI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumI32AVX2_loop
+	JLE     SumI32AVX2_loop
 
 SumI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumI32AVX2_tail
+	JG      SumI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPADDD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -158,8 +161,9 @@ TEXT ·SumI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumI64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumI64AVX2_one
 
 SumI64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -176,15 +180,15 @@ SumI64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumI64AVX2_loop
+	JLE     SumI64AVX2_loop
 
 SumI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumI64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumI64AVX2_tail
+	JG      SumI64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPADDQ  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -206,8 +210,9 @@ TEXT ·SumF32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumF32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumF32AVX2_one
 
 SumF32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -224,15 +229,15 @@ SumF32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumF32AVX2_loop
+	JLE     SumF32AVX2_loop
 
 SumF32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumF32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumF32AVX2_tail
+	JG      SumF32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VADDPS  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -254,8 +259,9 @@ TEXT ·SumF64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumF64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumF64AVX2_one
 
 SumF64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -272,15 +278,15 @@ SumF64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumF64AVX2_loop
+	JLE     SumF64AVX2_loop
 
 SumF64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumF64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumF64AVX2_tail
+	JG      SumF64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VADDPD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -302,8 +308,9 @@ TEXT ·SumF32x2AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumF32x2AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumF32x2AVX2_one
 
 SumF32x2AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -320,15 +327,15 @@ SumF32x2AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumF32x2AVX2_loop
+	JLE     SumF32x2AVX2_loop
 
 SumF32x2AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumF32x2AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumF32x2AVX2_tail
+	JG      SumF32x2AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VADDPS  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -350,8 +357,9 @@ TEXT ·SumF64x2AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x04, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   SumF64x2AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   SumF64x2AVX2_one
 
 SumF64x2AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -368,15 +376,15 @@ SumF64x2AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      SumF64x2AVX2_loop
+	JLE     SumF64x2AVX2_loop
 
 SumF64x2AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 SumF64x2AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     SumF64x2AVX2_tail
+	JG      SumF64x2AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VADDPD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -398,8 +406,9 @@ TEXT ·ProdI8AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ lo8mask<>+0(SB), Y0
 	XORQ         SI, SI
 	MOVQ         BX, DI
-	ANDQ         $-64, DI
-	JZ           ProdI8AVX2_one
+	SUBQ         $0x00000040, DI
+	CMPQ         SI, DI
+	JG           ProdI8AVX2_one
 
 ProdI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y1
@@ -422,15 +431,15 @@ ProdI8AVX2_loop:
 	VMOVDQU Y2, 32(AX)(SI*1)
 	ADDQ    $0x00000040, SI
 	CMPQ    SI, DI
-	JB      ProdI8AVX2_loop
+	JLE     ProdI8AVX2_loop
 
 ProdI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     ProdI8AVX2_tail
+	JG      ProdI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y1
 	VMOVDQU (DX)(SI*1), Y2
 	VPMULLW Y2, Y1, Y3
@@ -461,8 +470,9 @@ TEXT ·ProdI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   ProdI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdI16AVX2_one
 
 ProdI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -479,15 +489,15 @@ ProdI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      ProdI16AVX2_loop
+	JLE     ProdI16AVX2_loop
 
 ProdI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     ProdI16AVX2_tail
+	JG      ProdI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMULLW (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -509,8 +519,9 @@ TEXT ·ProdI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   ProdI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdI32AVX2_one
 
 ProdI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -527,15 +538,15 @@ ProdI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      ProdI32AVX2_loop
+	JLE     ProdI32AVX2_loop
 
 ProdI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     ProdI32AVX2_tail
+	JG      ProdI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMULLD (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -557,8 +568,9 @@ TEXT ·ProdI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-64, DI
-	JZ   ProdI64AVX2_one
+	SUBQ $0x00000040, DI
+	CMPQ SI, DI
+	JG   ProdI64AVX2_one
 
 ProdI64AVX2_loop:
 	VMOVDQU  (CX)(SI*1), Y0
@@ -585,15 +597,15 @@ ProdI64AVX2_loop:
 	VMOVDQU  Y1, 32(AX)(SI*1)
 	ADDQ     $0x00000040, SI
 	CMPQ     SI, DI
-	JB       ProdI64AVX2_loop
+	JLE      ProdI64AVX2_loop
 
 ProdI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdI64AVX2_oneloop:
 	CMPQ     SI, DI
-	JAE      ProdI64AVX2_tail
+	JG       ProdI64AVX2_tail
 	VMOVDQU  (CX)(SI*1), Y0
 	VMOVDQU  (DX)(SI*1), Y1
 	VPMULUDQ Y1, Y0, Y2
@@ -623,8 +635,9 @@ TEXT ·ProdF32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   ProdF32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdF32AVX2_one
 
 ProdF32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -641,15 +654,15 @@ ProdF32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      ProdF32AVX2_loop
+	JLE     ProdF32AVX2_loop
 
 ProdF32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdF32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     ProdF32AVX2_tail
+	JG      ProdF32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMULPS  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -671,8 +684,9 @@ TEXT ·ProdF64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   ProdF64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdF64AVX2_one
 
 ProdF64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -689,15 +703,15 @@ ProdF64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      ProdF64AVX2_loop
+	JLE     ProdF64AVX2_loop
 
 ProdF64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdF64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     ProdF64AVX2_tail
+	JG      ProdF64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMULPD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -719,8 +733,9 @@ TEXT ·ProdC64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-64, DI
-	JZ   ProdC64AVX2_one
+	SUBQ $0x00000040, DI
+	CMPQ SI, DI
+	JG   ProdC64AVX2_one
 
 ProdC64AVX2_loop:
 	VCVTPS2PD   (CX)(SI*1), Y0
@@ -765,15 +780,15 @@ ProdC64AVX2_loop:
 	VMOVDQU     Y1, 32(AX)(SI*1)
 	ADDQ        $0x00000040, SI
 	CMPQ        SI, DI
-	JB          ProdC64AVX2_loop
+	JLE         ProdC64AVX2_loop
 
 ProdC64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdC64AVX2_oneloop:
 	CMPQ        SI, DI
-	JAE         ProdC64AVX2_tail
+	JG          ProdC64AVX2_tail
 	VCVTPS2PD   (CX)(SI*1), Y0
 	VCVTPS2PD   (DX)(SI*1), Y1
 	VMOVDDUP    Y0, Y2
@@ -812,8 +827,9 @@ TEXT ·ProdC128AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x04, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-64, DI
-	JZ   ProdC128AVX2_one
+	SUBQ $0x00000040, DI
+	CMPQ SI, DI
+	JG   ProdC128AVX2_one
 
 ProdC128AVX2_loop:
 	VMOVDQU   (CX)(SI*1), Y0
@@ -836,15 +852,15 @@ ProdC128AVX2_loop:
 	VMOVDQU   Y1, 32(AX)(SI*1)
 	ADDQ      $0x00000040, SI
 	CMPQ      SI, DI
-	JB        ProdC128AVX2_loop
+	JLE       ProdC128AVX2_loop
 
 ProdC128AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 ProdC128AVX2_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdC128AVX2_tail
+	JG        ProdC128AVX2_tail
 	VMOVDQU   (CX)(SI*1), Y0
 	VMOVDQU   (DX)(SI*1), Y1
 	VMOVDDUP  Y0, Y2
@@ -871,8 +887,9 @@ TEXT ·MinI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinI8AVX2_one
 
 MinI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -889,15 +906,15 @@ MinI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinI8AVX2_loop
+	JLE     MinI8AVX2_loop
 
 MinI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinI8AVX2_tail
+	JG      MinI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINSB (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -919,8 +936,9 @@ TEXT ·MinI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinI16AVX2_one
 
 MinI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -937,15 +955,15 @@ MinI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinI16AVX2_loop
+	JLE     MinI16AVX2_loop
 
 MinI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinI16AVX2_tail
+	JG      MinI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINSW (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -967,8 +985,9 @@ TEXT ·MinI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinI32AVX2_one
 
 MinI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -985,15 +1004,15 @@ MinI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinI32AVX2_loop
+	JLE     MinI32AVX2_loop
 
 MinI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinI32AVX2_tail
+	JG      MinI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINSD (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1015,8 +1034,9 @@ TEXT ·MinI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-64, DI
-	JZ   MinI64AVX2_one
+	SUBQ $0x00000040, DI
+	CMPQ SI, DI
+	JG   MinI64AVX2_one
 
 MinI64AVX2_loop:
 	VMOVDQU   (CX)(SI*1), Y0
@@ -1031,15 +1051,15 @@ MinI64AVX2_loop:
 	VMOVDQU   Y1, 32(AX)(SI*1)
 	ADDQ      $0x00000040, SI
 	CMPQ      SI, DI
-	JB        MinI64AVX2_loop
+	JLE       MinI64AVX2_loop
 
 MinI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinI64AVX2_oneloop:
 	CMPQ      SI, DI
-	JAE       MinI64AVX2_tail
+	JG        MinI64AVX2_tail
 	VMOVDQU   (CX)(SI*1), Y0
 	VMOVDQU   (DX)(SI*1), Y1
 	VPCMPGTQ  Y0, Y1, Y2
@@ -1062,8 +1082,9 @@ TEXT ·MinU8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinU8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinU8AVX2_one
 
 MinU8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1080,15 +1101,15 @@ MinU8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinU8AVX2_loop
+	JLE     MinU8AVX2_loop
 
 MinU8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinU8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinU8AVX2_tail
+	JG      MinU8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINUB (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1110,8 +1131,9 @@ TEXT ·MinU16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinU16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinU16AVX2_one
 
 MinU16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1128,15 +1150,15 @@ MinU16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinU16AVX2_loop
+	JLE     MinU16AVX2_loop
 
 MinU16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinU16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinU16AVX2_tail
+	JG      MinU16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINUW (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1158,8 +1180,9 @@ TEXT ·MinU32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinU32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinU32AVX2_one
 
 MinU32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1176,15 +1199,15 @@ MinU32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinU32AVX2_loop
+	JLE     MinU32AVX2_loop
 
 MinU32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinU32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinU32AVX2_tail
+	JG      MinU32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMINUD (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1207,8 +1230,9 @@ TEXT ·MinU64AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ signbit64<>+0(SB), Y0
 	XORQ         SI, SI
 	MOVQ         BX, DI
-	ANDQ         $-64, DI
-	JZ           MinU64AVX2_one
+	SUBQ         $0x00000040, DI
+	CMPQ         SI, DI
+	JG           MinU64AVX2_one
 
 MinU64AVX2_loop:
 	VMOVDQU   (CX)(SI*1), Y1
@@ -1227,15 +1251,15 @@ MinU64AVX2_loop:
 	VMOVDQU   Y2, 32(AX)(SI*1)
 	ADDQ      $0x00000040, SI
 	CMPQ      SI, DI
-	JB        MinU64AVX2_loop
+	JLE       MinU64AVX2_loop
 
 MinU64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinU64AVX2_oneloop:
 	CMPQ      SI, DI
-	JAE       MinU64AVX2_tail
+	JG        MinU64AVX2_tail
 	VMOVDQU   (CX)(SI*1), Y1
 	VMOVDQU   (DX)(SI*1), Y2
 	VPXOR     Y0, Y1, Y3
@@ -1264,8 +1288,9 @@ TEXT ·MinF32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinF32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinF32AVX2_one
 
 MinF32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1282,15 +1307,15 @@ MinF32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinF32AVX2_loop
+	JLE     MinF32AVX2_loop
 
 MinF32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinF32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinF32AVX2_tail
+	JG      MinF32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMINPS  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1312,8 +1337,9 @@ TEXT ·MinF64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MinF64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MinF64AVX2_one
 
 MinF64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1330,15 +1356,15 @@ MinF64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MinF64AVX2_loop
+	JLE     MinF64AVX2_loop
 
 MinF64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MinF64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MinF64AVX2_tail
+	JG      MinF64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMINPD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1359,8 +1385,9 @@ TEXT ·MaxI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxI8AVX2_one
 
 MaxI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1377,15 +1404,15 @@ MaxI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxI8AVX2_loop
+	JLE     MaxI8AVX2_loop
 
 MaxI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxI8AVX2_tail
+	JG      MaxI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXSB (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1407,8 +1434,9 @@ TEXT ·MaxI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxI16AVX2_one
 
 MaxI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1425,15 +1453,15 @@ MaxI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxI16AVX2_loop
+	JLE     MaxI16AVX2_loop
 
 MaxI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxI16AVX2_tail
+	JG      MaxI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXSW (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1455,8 +1483,9 @@ TEXT ·MaxI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxI32AVX2_one
 
 MaxI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1473,15 +1502,15 @@ MaxI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxI32AVX2_loop
+	JLE     MaxI32AVX2_loop
 
 MaxI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxI32AVX2_tail
+	JG      MaxI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXSD (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1503,8 +1532,9 @@ TEXT ·MaxI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-64, DI
-	JZ   MaxI64AVX2_one
+	SUBQ $0x00000040, DI
+	CMPQ SI, DI
+	JG   MaxI64AVX2_one
 
 MaxI64AVX2_loop:
 	VMOVDQU   (CX)(SI*1), Y0
@@ -1519,15 +1549,15 @@ MaxI64AVX2_loop:
 	VMOVDQU   Y1, 32(AX)(SI*1)
 	ADDQ      $0x00000040, SI
 	CMPQ      SI, DI
-	JB        MaxI64AVX2_loop
+	JLE       MaxI64AVX2_loop
 
 MaxI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxI64AVX2_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxI64AVX2_tail
+	JG        MaxI64AVX2_tail
 	VMOVDQU   (CX)(SI*1), Y0
 	VMOVDQU   (DX)(SI*1), Y1
 	VPCMPGTQ  Y1, Y0, Y2
@@ -1550,8 +1580,9 @@ TEXT ·MaxU8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxU8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxU8AVX2_one
 
 MaxU8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1568,15 +1599,15 @@ MaxU8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxU8AVX2_loop
+	JLE     MaxU8AVX2_loop
 
 MaxU8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxU8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxU8AVX2_tail
+	JG      MaxU8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXUB (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1598,8 +1629,9 @@ TEXT ·MaxU16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxU16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxU16AVX2_one
 
 MaxU16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1616,15 +1648,15 @@ MaxU16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxU16AVX2_loop
+	JLE     MaxU16AVX2_loop
 
 MaxU16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxU16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxU16AVX2_tail
+	JG      MaxU16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXUW (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1646,8 +1678,9 @@ TEXT ·MaxU32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxU32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxU32AVX2_one
 
 MaxU32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1664,15 +1697,15 @@ MaxU32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxU32AVX2_loop
+	JLE     MaxU32AVX2_loop
 
 MaxU32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxU32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxU32AVX2_tail
+	JG      MaxU32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPMAXUD (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1695,8 +1728,9 @@ TEXT ·MaxU64AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTQ signbit64<>+0(SB), Y0
 	XORQ         SI, SI
 	MOVQ         BX, DI
-	ANDQ         $-64, DI
-	JZ           MaxU64AVX2_one
+	SUBQ         $0x00000040, DI
+	CMPQ         SI, DI
+	JG           MaxU64AVX2_one
 
 MaxU64AVX2_loop:
 	VMOVDQU   (CX)(SI*1), Y1
@@ -1715,15 +1749,15 @@ MaxU64AVX2_loop:
 	VMOVDQU   Y2, 32(AX)(SI*1)
 	ADDQ      $0x00000040, SI
 	CMPQ      SI, DI
-	JB        MaxU64AVX2_loop
+	JLE       MaxU64AVX2_loop
 
 MaxU64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxU64AVX2_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxU64AVX2_tail
+	JG        MaxU64AVX2_tail
 	VMOVDQU   (CX)(SI*1), Y1
 	VMOVDQU   (DX)(SI*1), Y2
 	VPXOR     Y0, Y1, Y3
@@ -1749,8 +1783,9 @@ TEXT ·MaxF32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxF32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxF32AVX2_one
 
 MaxF32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1767,15 +1802,15 @@ MaxF32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxF32AVX2_loop
+	JLE     MaxF32AVX2_loop
 
 MaxF32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxF32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxF32AVX2_tail
+	JG      MaxF32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMAXPS  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1797,8 +1832,9 @@ TEXT ·MaxF64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   MaxF64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   MaxF64AVX2_one
 
 MaxF64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1815,15 +1851,15 @@ MaxF64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      MaxF64AVX2_loop
+	JLE     MaxF64AVX2_loop
 
 MaxF64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 MaxF64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     MaxF64AVX2_tail
+	JG      MaxF64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VMAXPD  (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1844,8 +1880,9 @@ TEXT ·AndI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   AndI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   AndI8AVX2_one
 
 AndI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1862,15 +1899,15 @@ AndI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      AndI8AVX2_loop
+	JLE     AndI8AVX2_loop
 
 AndI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 AndI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     AndI8AVX2_tail
+	JG      AndI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPAND   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1892,8 +1929,9 @@ TEXT ·AndI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   AndI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   AndI16AVX2_one
 
 AndI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1910,15 +1948,15 @@ AndI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      AndI16AVX2_loop
+	JLE     AndI16AVX2_loop
 
 AndI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 AndI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     AndI16AVX2_tail
+	JG      AndI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPAND   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1940,8 +1978,9 @@ TEXT ·AndI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   AndI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   AndI32AVX2_one
 
 AndI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -1958,15 +1997,15 @@ AndI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      AndI32AVX2_loop
+	JLE     AndI32AVX2_loop
 
 AndI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 AndI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     AndI32AVX2_tail
+	JG      AndI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPAND   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -1988,8 +2027,9 @@ TEXT ·AndI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   AndI64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   AndI64AVX2_one
 
 AndI64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2006,15 +2046,15 @@ AndI64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      AndI64AVX2_loop
+	JLE     AndI64AVX2_loop
 
 AndI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 AndI64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     AndI64AVX2_tail
+	JG      AndI64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPAND   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2035,8 +2075,9 @@ TEXT ·OrI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   OrI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   OrI8AVX2_one
 
 OrI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2053,15 +2094,15 @@ OrI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      OrI8AVX2_loop
+	JLE     OrI8AVX2_loop
 
 OrI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 OrI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     OrI8AVX2_tail
+	JG      OrI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPOR    (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2083,8 +2124,9 @@ TEXT ·OrI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   OrI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   OrI16AVX2_one
 
 OrI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2101,15 +2143,15 @@ OrI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      OrI16AVX2_loop
+	JLE     OrI16AVX2_loop
 
 OrI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 OrI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     OrI16AVX2_tail
+	JG      OrI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPOR    (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2131,8 +2173,9 @@ TEXT ·OrI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   OrI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   OrI32AVX2_one
 
 OrI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2149,15 +2192,15 @@ OrI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      OrI32AVX2_loop
+	JLE     OrI32AVX2_loop
 
 OrI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 OrI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     OrI32AVX2_tail
+	JG      OrI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPOR    (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2179,8 +2222,9 @@ TEXT ·OrI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   OrI64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   OrI64AVX2_one
 
 OrI64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2197,15 +2241,15 @@ OrI64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      OrI64AVX2_loop
+	JLE     OrI64AVX2_loop
 
 OrI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 OrI64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     OrI64AVX2_tail
+	JG      OrI64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPOR    (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2226,8 +2270,9 @@ TEXT ·XorI8AVX2(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   XorI8AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   XorI8AVX2_one
 
 XorI8AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2244,15 +2289,15 @@ XorI8AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      XorI8AVX2_loop
+	JLE     XorI8AVX2_loop
 
 XorI8AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 XorI8AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     XorI8AVX2_tail
+	JG      XorI8AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPXOR   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2274,8 +2319,9 @@ TEXT ·XorI16AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x01, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   XorI16AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   XorI16AVX2_one
 
 XorI16AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2292,15 +2338,15 @@ XorI16AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      XorI16AVX2_loop
+	JLE     XorI16AVX2_loop
 
 XorI16AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 XorI16AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     XorI16AVX2_tail
+	JG      XorI16AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPXOR   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2322,8 +2368,9 @@ TEXT ·XorI32AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x02, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   XorI32AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   XorI32AVX2_one
 
 XorI32AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2340,15 +2387,15 @@ XorI32AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      XorI32AVX2_loop
+	JLE     XorI32AVX2_loop
 
 XorI32AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 XorI32AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     XorI32AVX2_tail
+	JG      XorI32AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPXOR   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2370,8 +2417,9 @@ TEXT ·XorI64AVX2(SB), NOSPLIT, $0-32
 	SHLQ $0x03, BX
 	XORQ SI, SI
 	MOVQ BX, DI
-	ANDQ $-128, DI
-	JZ   XorI64AVX2_one
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   XorI64AVX2_one
 
 XorI64AVX2_loop:
 	VMOVDQU (CX)(SI*1), Y0
@@ -2388,15 +2436,15 @@ XorI64AVX2_loop:
 	VMOVDQU Y3, 96(AX)(SI*1)
 	ADDQ    $0x00000080, SI
 	CMPQ    SI, DI
-	JB      XorI64AVX2_loop
+	JLE     XorI64AVX2_loop
 
 XorI64AVX2_one:
 	MOVQ BX, DI
-	ANDQ $-32, DI
+	SUBQ $0x00000020, DI
 
 XorI64AVX2_oneloop:
 	CMPQ    SI, DI
-	JAE     XorI64AVX2_tail
+	JG      XorI64AVX2_tail
 	VMOVDQU (CX)(SI*1), Y0
 	VPXOR   (DX)(SI*1), Y0, Y0
 	VMOVDQU Y0, (AX)(SI*1)
@@ -2579,14 +2627,32 @@ Even64AVX2_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumI8AVX512(SB), NOSPLIT, $0-32
 	// SumI8AVX512: dst[i] = sum(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         SumI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         SumI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPADDB     Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+SumI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumI8AVX512_one
 
 SumI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2603,15 +2669,15 @@ SumI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumI8AVX512_loop
+	JLE       SumI8AVX512_loop
 
 SumI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumI8AVX512_tail
+	JG        SumI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPADDB    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2637,15 +2703,36 @@ SumI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumI16AVX512(SB), NOSPLIT, $0-32
 	// SumI16AVX512: dst[i] = sum(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         SumI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPADDW      Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumI16AVX512_one
 
 SumI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2662,15 +2749,15 @@ SumI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumI16AVX512_loop
+	JLE       SumI16AVX512_loop
 
 SumI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumI16AVX512_tail
+	JG        SumI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPADDW    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2697,15 +2784,36 @@ SumI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumI32AVX512(SB), NOSPLIT, $0-32
 	// SumI32AVX512: dst[i] = sum(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         SumI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPADDD      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumI32AVX512_one
 
 SumI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2722,15 +2830,15 @@ SumI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumI32AVX512_loop
+	JLE       SumI32AVX512_loop
 
 SumI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumI32AVX512_tail
+	JG        SumI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPADDD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2757,15 +2865,36 @@ SumI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumI64AVX512(SB), NOSPLIT, $0-32
 	// SumI64AVX512: dst[i] = sum(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         SumI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPADDQ      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumI64AVX512_one
 
 SumI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2782,15 +2911,15 @@ SumI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumI64AVX512_loop
+	JLE       SumI64AVX512_loop
 
 SumI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumI64AVX512_tail
+	JG        SumI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPADDQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2817,15 +2946,36 @@ SumI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumF32AVX512(SB), NOSPLIT, $0-32
 	// SumF32AVX512: dst[i] = sum(a[i], b[i]) for float32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumF32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumF32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         SumF32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VADDPS      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumF32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumF32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumF32AVX512_one
 
 SumF32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2842,15 +2992,15 @@ SumF32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumF32AVX512_loop
+	JLE       SumF32AVX512_loop
 
 SumF32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumF32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumF32AVX512_tail
+	JG        SumF32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VADDPS    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2877,15 +3027,36 @@ SumF32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumF64AVX512(SB), NOSPLIT, $0-32
 	// SumF64AVX512: dst[i] = sum(a[i], b[i]) for float64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumF64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumF64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         SumF64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VADDPD      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumF64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumF64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumF64AVX512_one
 
 SumF64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2902,15 +3073,15 @@ SumF64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumF64AVX512_loop
+	JLE       SumF64AVX512_loop
 
 SumF64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumF64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumF64AVX512_tail
+	JG        SumF64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VADDPD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2937,15 +3108,36 @@ SumF64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumF32x2AVX512(SB), NOSPLIT, $0-32
 	// SumF32x2AVX512: dst[i] = sum(a[i], b[i]) for complex64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumF32x2AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumF32x2AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         SumF32x2AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VADDPS      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumF32x2AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumF32x2AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumF32x2AVX512_one
 
 SumF32x2AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -2962,15 +3154,15 @@ SumF32x2AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumF32x2AVX512_loop
+	JLE       SumF32x2AVX512_loop
 
 SumF32x2AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumF32x2AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumF32x2AVX512_tail
+	JG        SumF32x2AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VADDPS    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -2997,15 +3189,36 @@ SumF32x2AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumF64x2AVX512(SB), NOSPLIT, $0-32
 	// SumF64x2AVX512: dst[i] = sum(a[i], b[i]) for complex128, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x04, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x04, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          SumF64x2AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          SumF64x2AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         SumF64x2AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VADDPD      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+SumF64x2AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   SumF64x2AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   SumF64x2AVX512_one
 
 SumF64x2AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3022,15 +3235,15 @@ SumF64x2AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        SumF64x2AVX512_loop
+	JLE       SumF64x2AVX512_loop
 
 SumF64x2AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 SumF64x2AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       SumF64x2AVX512_tail
+	JG        SumF64x2AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VADDPD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3063,9 +3276,32 @@ TEXT ·ProdI8AVX512(SB), NOSPLIT, $0-32
 	MOVQ         n+24(FP), BX
 	VPBROADCASTQ lo8mask<>+0(SB), Z0
 	XORQ         SI, SI
-	MOVQ         BX, DI
-	ANDQ         $-128, DI
-	JZ           ProdI8AVX512_one
+	CMPQ         BX, $0x00000100
+	JB           ProdI8AVX512_body
+	MOVQ         AX, DI
+	NEGQ         DI
+	ANDQ         $0x0000003f, DI
+	JZ           ProdI8AVX512_body
+	MOVQ         DI, R8
+	MOVQ         $-1, R9
+	BZHIQ        R8, R9, R8
+	KMOVQ        R8, K1
+	VMOVDQU8.Z   (CX)(SI*1), K1, Z1
+	VMOVDQU8.Z   (DX)(SI*1), K1, Z2
+	VPMULLW      Z2, Z1, Z3
+	VPSRLW       $0x08, Z1, Z1
+	VPANDNQ      Z2, Z0, Z2
+	VPMULLW      Z2, Z1, Z1
+	VPANDQ       Z0, Z3, Z3
+	VPORQ        Z1, Z3, Z1
+	VMOVDQU8     Z1, K1, (AX)(SI*1)
+	MOVQ         DI, SI
+
+ProdI8AVX512_body:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdI8AVX512_one
 
 ProdI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z1
@@ -3088,15 +3324,15 @@ ProdI8AVX512_loop:
 	VMOVDQU64 Z2, 64(AX)(SI*1)
 	ADDQ      $0x00000080, SI
 	CMPQ      SI, DI
-	JB        ProdI8AVX512_loop
+	JLE       ProdI8AVX512_loop
 
 ProdI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdI8AVX512_tail
+	JG        ProdI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z1
 	VMOVDQU64 (DX)(SI*1), Z2
 	VPMULLW   Z2, Z1, Z3
@@ -3133,15 +3369,36 @@ ProdI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdI16AVX512(SB), NOSPLIT, $0-32
 	// ProdI16AVX512: dst[i] = prod(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         ProdI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPMULLW     Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   ProdI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   ProdI16AVX512_one
 
 ProdI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3158,15 +3415,15 @@ ProdI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        ProdI16AVX512_loop
+	JLE       ProdI16AVX512_loop
 
 ProdI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdI16AVX512_tail
+	JG        ProdI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMULLW   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3193,15 +3450,36 @@ ProdI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdI32AVX512(SB), NOSPLIT, $0-32
 	// ProdI32AVX512: dst[i] = prod(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         ProdI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPMULLD     Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   ProdI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   ProdI32AVX512_one
 
 ProdI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3218,15 +3496,15 @@ ProdI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        ProdI32AVX512_loop
+	JLE       ProdI32AVX512_loop
 
 ProdI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdI32AVX512_tail
+	JG        ProdI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMULLD   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3253,15 +3531,36 @@ ProdI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F, BMI2
 TEXT ·ProdI64AVX512(SB), NOSPLIT, $0-32
 	// ProdI64AVX512: dst[i] = prod(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         ProdI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPMULLQ     Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   ProdI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   ProdI64AVX512_one
 
 ProdI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3278,15 +3577,15 @@ ProdI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        ProdI64AVX512_loop
+	JLE       ProdI64AVX512_loop
 
 ProdI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdI64AVX512_tail
+	JG        ProdI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMULLQ   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3313,15 +3612,36 @@ ProdI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdF32AVX512(SB), NOSPLIT, $0-32
 	// ProdF32AVX512: dst[i] = prod(a[i], b[i]) for float32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdF32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdF32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         ProdF32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VMULPS      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdF32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   ProdF32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   ProdF32AVX512_one
 
 ProdF32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3338,15 +3658,15 @@ ProdF32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        ProdF32AVX512_loop
+	JLE       ProdF32AVX512_loop
 
 ProdF32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdF32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdF32AVX512_tail
+	JG        ProdF32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMULPS    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3373,15 +3693,36 @@ ProdF32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdF64AVX512(SB), NOSPLIT, $0-32
 	// ProdF64AVX512: dst[i] = prod(a[i], b[i]) for float64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdF64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdF64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         ProdF64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VMULPD      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdF64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   ProdF64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   ProdF64AVX512_one
 
 ProdF64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3398,15 +3739,15 @@ ProdF64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        ProdF64AVX512_loop
+	JLE       ProdF64AVX512_loop
 
 ProdF64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdF64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdF64AVX512_tail
+	JG        ProdF64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMULPD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3433,95 +3774,138 @@ ProdF64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdC64AVX512(SB), NOSPLIT, $0-32
 	// ProdC64AVX512: dst[i] = prod(a[i], b[i]) for complex64, any n (masked tail).
-	MOVQ  dst+0(FP), AX
-	MOVQ  a+8(FP), CX
-	MOVQ  b+16(FP), DX
-	MOVQ  n+24(FP), BX
-	SHLQ  $0x03, BX
-	MOVQ  $0x00000055, SI
-	KMOVQ SI, K1
-	XORQ  SI, SI
-	MOVQ  BX, DI
-	ANDQ  $-128, DI
-	JZ    ProdC64AVX512_one
+	MOVQ          dst+0(FP), AX
+	MOVQ          a+8(FP), CX
+	MOVQ          b+16(FP), DX
+	MOVQ          n+24(FP), BX
+	SHLQ          $0x03, BX
+	MOVQ          $0x00000055, SI
+	KMOVQ         SI, K1
+	XORQ          SI, SI
+	CMPQ          BX, $0x00000100
+	JB            ProdC64AVX512_body
+	MOVQ          AX, DI
+	NEGQ          DI
+	ANDQ          $0x0000003f, DI
+	JZ            ProdC64AVX512_body
+	TESTQ         $0x00000007, DI
+	JNZ           ProdC64AVX512_body
+	MOVQ          DI, R8
+	SHRQ          $0x03, R8
+	MOVQ          $-1, R9
+	BZHIQ         R8, R9, R8
+	KMOVQ         R8, K2
+	VMOVDQU64.Z   (CX)(SI*1), K2, Z0
+	VMOVDQU64.Z   (DX)(SI*1), K2, Z1
+	VCVTPS2PD     Y0, Z2
+	VCVTPS2PD     Y1, Z3
+	VMOVDDUP      Z2, Z4
+	VPERMILPD     $0xff, Z2, Z2
+	VPERMILPD     $0x55, Z3, Z6
+	VMULPD        Z3, Z4, Z3
+	VMULPD        Z6, Z2, Z2
+	VADDPD        Z2, Z3, Z4
+	VSUBPD        Z2, Z3, K1, Z4
+	VCVTPD2PS     Z4, Y5
+	VEXTRACTF64X4 $0x01, Z0, Y0
+	VCVTPS2PD     Y0, Z0
+	VEXTRACTF64X4 $0x01, Z1, Y1
+	VCVTPS2PD     Y1, Z1
+	VMOVDDUP      Z0, Z2
+	VPERMILPD     $0xff, Z0, Z0
+	VPERMILPD     $0x55, Z1, Z3
+	VMULPD        Z1, Z2, Z1
+	VMULPD        Z3, Z0, Z0
+	VADDPD        Z0, Z1, Z2
+	VSUBPD        Z0, Z1, K1, Z2
+	VCVTPD2PS     Z2, Y0
+	VINSERTF64X4  $0x01, Y0, Z5, Z0
+	VMOVDQU64     Z0, K2, (AX)(SI*1)
+	MOVQ          DI, SI
+
+ProdC64AVX512_body:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdC64AVX512_one
 
 ProdC64AVX512_loop:
 	VCVTPS2PD    (CX)(SI*1), Z0
 	VCVTPS2PD    (DX)(SI*1), Z1
 	VMOVDDUP     Z0, Z2
 	VPERMILPD    $0xff, Z0, Z0
-	VPERMILPD    $0x55, Z1, Z4
+	VPERMILPD    $0x55, Z1, Z3
 	VMULPD       Z1, Z2, Z1
-	VMULPD       Z4, Z0, Z0
+	VMULPD       Z3, Z0, Z0
 	VADDPD       Z0, Z1, Z2
 	VSUBPD       Z0, Z1, K1, Z2
-	VCVTPD2PS    Z2, Y3
+	VCVTPD2PS    Z2, Y5
 	VCVTPS2PD    32(CX)(SI*1), Z0
 	VCVTPS2PD    32(DX)(SI*1), Z1
 	VMOVDDUP     Z0, Z2
 	VPERMILPD    $0xff, Z0, Z0
-	VPERMILPD    $0x55, Z1, Z4
+	VPERMILPD    $0x55, Z1, Z3
 	VMULPD       Z1, Z2, Z1
-	VMULPD       Z4, Z0, Z0
+	VMULPD       Z3, Z0, Z0
 	VADDPD       Z0, Z1, Z2
 	VSUBPD       Z0, Z1, K1, Z2
 	VCVTPD2PS    Z2, Y0
-	VINSERTF64X4 $0x01, Y0, Z3, Z0
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
 	VCVTPS2PD    64(CX)(SI*1), Z1
 	VCVTPS2PD    64(DX)(SI*1), Z2
-	VMOVDDUP     Z1, Z4
+	VMOVDDUP     Z1, Z3
 	VPERMILPD    $0xff, Z1, Z1
-	VPERMILPD    $0x55, Z2, Z5
-	VMULPD       Z2, Z4, Z2
-	VMULPD       Z5, Z1, Z1
-	VADDPD       Z1, Z2, Z4
-	VSUBPD       Z1, Z2, K1, Z4
-	VCVTPD2PS    Z4, Y3
+	VPERMILPD    $0x55, Z2, Z4
+	VMULPD       Z2, Z3, Z2
+	VMULPD       Z4, Z1, Z1
+	VADDPD       Z1, Z2, Z3
+	VSUBPD       Z1, Z2, K1, Z3
+	VCVTPD2PS    Z3, Y5
 	VCVTPS2PD    96(CX)(SI*1), Z1
 	VCVTPS2PD    96(DX)(SI*1), Z2
-	VMOVDDUP     Z1, Z4
+	VMOVDDUP     Z1, Z3
 	VPERMILPD    $0xff, Z1, Z1
-	VPERMILPD    $0x55, Z2, Z5
-	VMULPD       Z2, Z4, Z2
-	VMULPD       Z5, Z1, Z1
-	VADDPD       Z1, Z2, Z4
-	VSUBPD       Z1, Z2, K1, Z4
-	VCVTPD2PS    Z4, Y1
-	VINSERTF64X4 $0x01, Y1, Z3, Z1
+	VPERMILPD    $0x55, Z2, Z4
+	VMULPD       Z2, Z3, Z2
+	VMULPD       Z4, Z1, Z1
+	VADDPD       Z1, Z2, Z3
+	VSUBPD       Z1, Z2, K1, Z3
+	VCVTPD2PS    Z3, Y1
+	VINSERTF64X4 $0x01, Y1, Z5, Z1
 	VMOVDQU64    Z0, (AX)(SI*1)
 	VMOVDQU64    Z1, 64(AX)(SI*1)
 	ADDQ         $0x00000080, SI
 	CMPQ         SI, DI
-	JB           ProdC64AVX512_loop
+	JLE          ProdC64AVX512_loop
 
 ProdC64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdC64AVX512_oneloop:
 	CMPQ         SI, DI
-	JAE          ProdC64AVX512_tail
+	JG           ProdC64AVX512_tail
 	VCVTPS2PD    (CX)(SI*1), Z0
 	VCVTPS2PD    (DX)(SI*1), Z1
 	VMOVDDUP     Z0, Z2
 	VPERMILPD    $0xff, Z0, Z0
-	VPERMILPD    $0x55, Z1, Z4
+	VPERMILPD    $0x55, Z1, Z3
 	VMULPD       Z1, Z2, Z1
-	VMULPD       Z4, Z0, Z0
+	VMULPD       Z3, Z0, Z0
 	VADDPD       Z0, Z1, Z2
 	VSUBPD       Z0, Z1, K1, Z2
-	VCVTPD2PS    Z2, Y3
+	VCVTPD2PS    Z2, Y5
 	VCVTPS2PD    32(CX)(SI*1), Z0
 	VCVTPS2PD    32(DX)(SI*1), Z1
 	VMOVDDUP     Z0, Z2
 	VPERMILPD    $0xff, Z0, Z0
-	VPERMILPD    $0x55, Z1, Z4
+	VPERMILPD    $0x55, Z1, Z3
 	VMULPD       Z1, Z2, Z1
-	VMULPD       Z4, Z0, Z0
+	VMULPD       Z3, Z0, Z0
 	VADDPD       Z0, Z1, Z2
 	VSUBPD       Z0, Z1, K1, Z2
 	VCVTPD2PS    Z2, Y0
-	VINSERTF64X4 $0x01, Y0, Z3, Z0
+	VINSERTF64X4 $0x01, Y0, Z5, Z0
 	VMOVDQU64    Z0, (AX)(SI*1)
 	ADDQ         $0x00000040, SI
 	JMP          ProdC64AVX512_oneloop
@@ -3536,28 +3920,28 @@ ProdC64AVX512_tail:
 	VMOVDQU64.Z   (CX)(SI*1), K2, Z0
 	VMOVDQU64.Z   (DX)(SI*1), K2, Z1
 	VCVTPS2PD     Y0, Z2
-	VCVTPS2PD     Y1, Z4
-	VMOVDDUP      Z2, Z5
+	VCVTPS2PD     Y1, Z3
+	VMOVDDUP      Z2, Z4
 	VPERMILPD     $0xff, Z2, Z2
-	VPERMILPD     $0x55, Z4, Z6
-	VMULPD        Z4, Z5, Z4
+	VPERMILPD     $0x55, Z3, Z6
+	VMULPD        Z3, Z4, Z3
 	VMULPD        Z6, Z2, Z2
-	VADDPD        Z2, Z4, Z5
-	VSUBPD        Z2, Z4, K1, Z5
-	VCVTPD2PS     Z5, Y3
+	VADDPD        Z2, Z3, Z4
+	VSUBPD        Z2, Z3, K1, Z4
+	VCVTPD2PS     Z4, Y5
 	VEXTRACTF64X4 $0x01, Z0, Y0
 	VCVTPS2PD     Y0, Z0
 	VEXTRACTF64X4 $0x01, Z1, Y1
 	VCVTPS2PD     Y1, Z1
 	VMOVDDUP      Z0, Z2
 	VPERMILPD     $0xff, Z0, Z0
-	VPERMILPD     $0x55, Z1, Z4
+	VPERMILPD     $0x55, Z1, Z3
 	VMULPD        Z1, Z2, Z1
-	VMULPD        Z4, Z0, Z0
+	VMULPD        Z3, Z0, Z0
 	VADDPD        Z0, Z1, Z2
 	VSUBPD        Z0, Z1, K1, Z2
 	VCVTPD2PS     Z2, Y0
-	VINSERTF64X4  $0x01, Y0, Z3, Z0
+	VINSERTF64X4  $0x01, Y0, Z5, Z0
 	VMOVDQU64     Z0, K2, (AX)(SI*1)
 
 ProdC64AVX512_done:
@@ -3568,17 +3952,44 @@ ProdC64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·ProdC128AVX512(SB), NOSPLIT, $0-32
 	// ProdC128AVX512: dst[i] = prod(a[i], b[i]) for complex128, any n (masked tail).
-	MOVQ  dst+0(FP), AX
-	MOVQ  a+8(FP), CX
-	MOVQ  b+16(FP), DX
-	MOVQ  n+24(FP), BX
-	SHLQ  $0x04, BX
-	MOVQ  $0x00000055, SI
-	KMOVQ SI, K1
-	XORQ  SI, SI
-	MOVQ  BX, DI
-	ANDQ  $-128, DI
-	JZ    ProdC128AVX512_one
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x04, BX
+	MOVQ        $0x00000055, SI
+	KMOVQ       SI, K1
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          ProdC128AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          ProdC128AVX512_body
+	TESTQ       $0x0000000f, DI
+	JNZ         ProdC128AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K2
+	VMOVDQU64.Z (CX)(SI*1), K2, Z0
+	VMOVDQU64.Z (DX)(SI*1), K2, Z1
+	VMOVDDUP    Z0, Z2
+	VPERMILPD   $0xff, Z0, Z0
+	VPERMILPD   $0x55, Z1, Z3
+	VMULPD      Z1, Z2, Z1
+	VMULPD      Z3, Z0, Z0
+	VADDPD      Z0, Z1, Z2
+	VSUBPD      Z0, Z1, K1, Z2
+	VMOVDQU64   Z2, K2, (AX)(SI*1)
+	MOVQ        DI, SI
+
+ProdC128AVX512_body:
+	MOVQ BX, DI
+	SUBQ $0x00000080, DI
+	CMPQ SI, DI
+	JG   ProdC128AVX512_one
 
 ProdC128AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3603,15 +4014,15 @@ ProdC128AVX512_loop:
 	VMOVDQU64 Z3, 64(AX)(SI*1)
 	ADDQ      $0x00000080, SI
 	CMPQ      SI, DI
-	JB        ProdC128AVX512_loop
+	JLE       ProdC128AVX512_loop
 
 ProdC128AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 ProdC128AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       ProdC128AVX512_tail
+	JG        ProdC128AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMOVDQU64 (DX)(SI*1), Z1
 	VMOVDDUP  Z0, Z2
@@ -3651,14 +4062,32 @@ ProdC128AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinI8AVX512(SB), NOSPLIT, $0-32
 	// MinI8AVX512: dst[i] = min(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         MinI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         MinI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPMINSB    Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+MinI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinI8AVX512_one
 
 MinI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3675,15 +4104,15 @@ MinI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinI8AVX512_loop
+	JLE       MinI8AVX512_loop
 
 MinI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinI8AVX512_tail
+	JG        MinI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINSB   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3709,15 +4138,36 @@ MinI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinI16AVX512(SB), NOSPLIT, $0-32
 	// MinI16AVX512: dst[i] = min(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         MinI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPMINSW     Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinI16AVX512_one
 
 MinI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3734,15 +4184,15 @@ MinI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinI16AVX512_loop
+	JLE       MinI16AVX512_loop
 
 MinI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinI16AVX512_tail
+	JG        MinI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINSW   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3769,15 +4219,36 @@ MinI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinI32AVX512(SB), NOSPLIT, $0-32
 	// MinI32AVX512: dst[i] = min(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MinI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPMINSD     Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinI32AVX512_one
 
 MinI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3794,15 +4265,15 @@ MinI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinI32AVX512_loop
+	JLE       MinI32AVX512_loop
 
 MinI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinI32AVX512_tail
+	JG        MinI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINSD   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3829,15 +4300,36 @@ MinI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinI64AVX512(SB), NOSPLIT, $0-32
 	// MinI64AVX512: dst[i] = min(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MinI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPMINSQ     Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinI64AVX512_one
 
 MinI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3854,15 +4346,15 @@ MinI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinI64AVX512_loop
+	JLE       MinI64AVX512_loop
 
 MinI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinI64AVX512_tail
+	JG        MinI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINSQ   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3889,14 +4381,32 @@ MinI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinU8AVX512(SB), NOSPLIT, $0-32
 	// MinU8AVX512: dst[i] = min(a[i], b[i]) for uint8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         MinU8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         MinU8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPMINUB    Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+MinU8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinU8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinU8AVX512_one
 
 MinU8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3913,15 +4423,15 @@ MinU8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinU8AVX512_loop
+	JLE       MinU8AVX512_loop
 
 MinU8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinU8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinU8AVX512_tail
+	JG        MinU8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINUB   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -3947,15 +4457,36 @@ MinU8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinU16AVX512(SB), NOSPLIT, $0-32
 	// MinU16AVX512: dst[i] = min(a[i], b[i]) for uint16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinU16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinU16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         MinU16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPMINUW     Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinU16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinU16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinU16AVX512_one
 
 MinU16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -3972,15 +4503,15 @@ MinU16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinU16AVX512_loop
+	JLE       MinU16AVX512_loop
 
 MinU16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinU16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinU16AVX512_tail
+	JG        MinU16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINUW   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4007,15 +4538,36 @@ MinU16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinU32AVX512(SB), NOSPLIT, $0-32
 	// MinU32AVX512: dst[i] = min(a[i], b[i]) for uint32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinU32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinU32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MinU32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPMINUD     Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinU32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinU32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinU32AVX512_one
 
 MinU32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4032,15 +4584,15 @@ MinU32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinU32AVX512_loop
+	JLE       MinU32AVX512_loop
 
 MinU32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinU32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinU32AVX512_tail
+	JG        MinU32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINUD   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4067,15 +4619,36 @@ MinU32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinU64AVX512(SB), NOSPLIT, $0-32
 	// MinU64AVX512: dst[i] = min(a[i], b[i]) for uint64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinU64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinU64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MinU64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPMINUQ     Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinU64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinU64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinU64AVX512_one
 
 MinU64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4092,15 +4665,15 @@ MinU64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinU64AVX512_loop
+	JLE       MinU64AVX512_loop
 
 MinU64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinU64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinU64AVX512_tail
+	JG        MinU64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMINUQ   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4127,15 +4700,36 @@ MinU64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinF32AVX512(SB), NOSPLIT, $0-32
 	// MinF32AVX512: dst[i] = min(a[i], b[i]) for float32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinF32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinF32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MinF32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VMINPS      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinF32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinF32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinF32AVX512_one
 
 MinF32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4152,15 +4746,15 @@ MinF32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinF32AVX512_loop
+	JLE       MinF32AVX512_loop
 
 MinF32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinF32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinF32AVX512_tail
+	JG        MinF32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMINPS    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4187,15 +4781,36 @@ MinF32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MinF64AVX512(SB), NOSPLIT, $0-32
 	// MinF64AVX512: dst[i] = min(a[i], b[i]) for float64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MinF64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MinF64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MinF64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VMINPD      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MinF64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MinF64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MinF64AVX512_one
 
 MinF64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4212,15 +4827,15 @@ MinF64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MinF64AVX512_loop
+	JLE       MinF64AVX512_loop
 
 MinF64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MinF64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MinF64AVX512_tail
+	JG        MinF64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMINPD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4247,14 +4862,32 @@ MinF64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxI8AVX512(SB), NOSPLIT, $0-32
 	// MaxI8AVX512: dst[i] = max(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         MaxI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         MaxI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPMAXSB    Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+MaxI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxI8AVX512_one
 
 MaxI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4271,15 +4904,15 @@ MaxI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxI8AVX512_loop
+	JLE       MaxI8AVX512_loop
 
 MaxI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxI8AVX512_tail
+	JG        MaxI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXSB   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4305,15 +4938,36 @@ MaxI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxI16AVX512(SB), NOSPLIT, $0-32
 	// MaxI16AVX512: dst[i] = max(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         MaxI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPMAXSW     Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxI16AVX512_one
 
 MaxI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4330,15 +4984,15 @@ MaxI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxI16AVX512_loop
+	JLE       MaxI16AVX512_loop
 
 MaxI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxI16AVX512_tail
+	JG        MaxI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXSW   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4365,15 +5019,36 @@ MaxI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxI32AVX512(SB), NOSPLIT, $0-32
 	// MaxI32AVX512: dst[i] = max(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MaxI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPMAXSD     Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxI32AVX512_one
 
 MaxI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4390,15 +5065,15 @@ MaxI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxI32AVX512_loop
+	JLE       MaxI32AVX512_loop
 
 MaxI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxI32AVX512_tail
+	JG        MaxI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXSD   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4425,15 +5100,36 @@ MaxI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxI64AVX512(SB), NOSPLIT, $0-32
 	// MaxI64AVX512: dst[i] = max(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MaxI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPMAXSQ     Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxI64AVX512_one
 
 MaxI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4450,15 +5146,15 @@ MaxI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxI64AVX512_loop
+	JLE       MaxI64AVX512_loop
 
 MaxI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxI64AVX512_tail
+	JG        MaxI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXSQ   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4485,14 +5181,32 @@ MaxI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxU8AVX512(SB), NOSPLIT, $0-32
 	// MaxU8AVX512: dst[i] = max(a[i], b[i]) for uint8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         MaxU8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         MaxU8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPMAXUB    Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+MaxU8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxU8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxU8AVX512_one
 
 MaxU8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4509,15 +5223,15 @@ MaxU8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxU8AVX512_loop
+	JLE       MaxU8AVX512_loop
 
 MaxU8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxU8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxU8AVX512_tail
+	JG        MaxU8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXUB   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4543,15 +5257,36 @@ MaxU8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxU16AVX512(SB), NOSPLIT, $0-32
 	// MaxU16AVX512: dst[i] = max(a[i], b[i]) for uint16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxU16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxU16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         MaxU16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPMAXUW     Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxU16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxU16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxU16AVX512_one
 
 MaxU16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4568,15 +5303,15 @@ MaxU16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxU16AVX512_loop
+	JLE       MaxU16AVX512_loop
 
 MaxU16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxU16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxU16AVX512_tail
+	JG        MaxU16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXUW   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4603,15 +5338,36 @@ MaxU16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxU32AVX512(SB), NOSPLIT, $0-32
 	// MaxU32AVX512: dst[i] = max(a[i], b[i]) for uint32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxU32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxU32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MaxU32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPMAXUD     Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxU32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxU32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxU32AVX512_one
 
 MaxU32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4628,15 +5384,15 @@ MaxU32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxU32AVX512_loop
+	JLE       MaxU32AVX512_loop
 
 MaxU32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxU32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxU32AVX512_tail
+	JG        MaxU32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXUD   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4663,15 +5419,36 @@ MaxU32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxU64AVX512(SB), NOSPLIT, $0-32
 	// MaxU64AVX512: dst[i] = max(a[i], b[i]) for uint64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxU64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxU64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MaxU64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPMAXUQ     Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxU64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxU64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxU64AVX512_one
 
 MaxU64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4688,15 +5465,15 @@ MaxU64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxU64AVX512_loop
+	JLE       MaxU64AVX512_loop
 
 MaxU64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxU64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxU64AVX512_tail
+	JG        MaxU64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPMAXUQ   (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4723,15 +5500,36 @@ MaxU64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxF32AVX512(SB), NOSPLIT, $0-32
 	// MaxF32AVX512: dst[i] = max(a[i], b[i]) for float32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxF32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxF32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         MaxF32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VMAXPS      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxF32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxF32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxF32AVX512_one
 
 MaxF32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4748,15 +5546,15 @@ MaxF32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxF32AVX512_loop
+	JLE       MaxF32AVX512_loop
 
 MaxF32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxF32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxF32AVX512_tail
+	JG        MaxF32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMAXPS    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4783,15 +5581,36 @@ MaxF32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·MaxF64AVX512(SB), NOSPLIT, $0-32
 	// MaxF64AVX512: dst[i] = max(a[i], b[i]) for float64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          MaxF64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          MaxF64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         MaxF64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VMAXPD      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+MaxF64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   MaxF64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   MaxF64AVX512_one
 
 MaxF64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4808,15 +5627,15 @@ MaxF64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        MaxF64AVX512_loop
+	JLE       MaxF64AVX512_loop
 
 MaxF64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 MaxF64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       MaxF64AVX512_tail
+	JG        MaxF64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VMAXPD    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4843,14 +5662,32 @@ MaxF64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·AndI8AVX512(SB), NOSPLIT, $0-32
 	// AndI8AVX512: dst[i] = and(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         AndI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         AndI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPANDQ     Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+AndI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   AndI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   AndI8AVX512_one
 
 AndI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4867,15 +5704,15 @@ AndI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        AndI8AVX512_loop
+	JLE       AndI8AVX512_loop
 
 AndI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 AndI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       AndI8AVX512_tail
+	JG        AndI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPANDQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4901,15 +5738,36 @@ AndI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·AndI16AVX512(SB), NOSPLIT, $0-32
 	// AndI16AVX512: dst[i] = and(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          AndI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          AndI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         AndI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPANDQ      Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+AndI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   AndI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   AndI16AVX512_one
 
 AndI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4926,15 +5784,15 @@ AndI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        AndI16AVX512_loop
+	JLE       AndI16AVX512_loop
 
 AndI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 AndI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       AndI16AVX512_tail
+	JG        AndI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPANDQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -4961,15 +5819,36 @@ AndI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·AndI32AVX512(SB), NOSPLIT, $0-32
 	// AndI32AVX512: dst[i] = and(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          AndI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          AndI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         AndI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPANDQ      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+AndI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   AndI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   AndI32AVX512_one
 
 AndI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -4986,15 +5865,15 @@ AndI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        AndI32AVX512_loop
+	JLE       AndI32AVX512_loop
 
 AndI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 AndI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       AndI32AVX512_tail
+	JG        AndI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPANDQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5021,15 +5900,36 @@ AndI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·AndI64AVX512(SB), NOSPLIT, $0-32
 	// AndI64AVX512: dst[i] = and(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          AndI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          AndI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         AndI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPANDQ      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+AndI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   AndI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   AndI64AVX512_one
 
 AndI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5046,15 +5946,15 @@ AndI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        AndI64AVX512_loop
+	JLE       AndI64AVX512_loop
 
 AndI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 AndI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       AndI64AVX512_tail
+	JG        AndI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPANDQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5081,14 +5981,32 @@ AndI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·OrI8AVX512(SB), NOSPLIT, $0-32
 	// OrI8AVX512: dst[i] = or(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         OrI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         OrI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPORQ      Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+OrI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   OrI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   OrI8AVX512_one
 
 OrI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5105,15 +6023,15 @@ OrI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        OrI8AVX512_loop
+	JLE       OrI8AVX512_loop
 
 OrI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 OrI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       OrI8AVX512_tail
+	JG        OrI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPORQ     (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5139,15 +6057,36 @@ OrI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·OrI16AVX512(SB), NOSPLIT, $0-32
 	// OrI16AVX512: dst[i] = or(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          OrI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          OrI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         OrI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPORQ       Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+OrI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   OrI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   OrI16AVX512_one
 
 OrI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5164,15 +6103,15 @@ OrI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        OrI16AVX512_loop
+	JLE       OrI16AVX512_loop
 
 OrI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 OrI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       OrI16AVX512_tail
+	JG        OrI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPORQ     (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5199,15 +6138,36 @@ OrI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·OrI32AVX512(SB), NOSPLIT, $0-32
 	// OrI32AVX512: dst[i] = or(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          OrI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          OrI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         OrI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPORQ       Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+OrI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   OrI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   OrI32AVX512_one
 
 OrI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5224,15 +6184,15 @@ OrI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        OrI32AVX512_loop
+	JLE       OrI32AVX512_loop
 
 OrI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 OrI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       OrI32AVX512_tail
+	JG        OrI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPORQ     (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5259,15 +6219,36 @@ OrI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·OrI64AVX512(SB), NOSPLIT, $0-32
 	// OrI64AVX512: dst[i] = or(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          OrI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          OrI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         OrI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPORQ       Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+OrI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   OrI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   OrI64AVX512_one
 
 OrI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5284,15 +6265,15 @@ OrI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        OrI64AVX512_loop
+	JLE       OrI64AVX512_loop
 
 OrI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 OrI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       OrI64AVX512_tail
+	JG        OrI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPORQ     (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5319,14 +6300,32 @@ OrI64AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·XorI8AVX512(SB), NOSPLIT, $0-32
 	// XorI8AVX512: dst[i] = xor(a[i], b[i]) for int8, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	XORQ SI, SI
+	MOVQ       dst+0(FP), AX
+	MOVQ       a+8(FP), CX
+	MOVQ       b+16(FP), DX
+	MOVQ       n+24(FP), BX
+	XORQ       SI, SI
+	CMPQ       BX, $0x00000100
+	JB         XorI8AVX512_body
+	MOVQ       AX, DI
+	NEGQ       DI
+	ANDQ       $0x0000003f, DI
+	JZ         XorI8AVX512_body
+	MOVQ       DI, R8
+	MOVQ       $-1, R9
+	BZHIQ      R8, R9, R8
+	KMOVQ      R8, K1
+	VMOVDQU8.Z (CX)(SI*1), K1, Z0
+	VMOVDQU8.Z (DX)(SI*1), K1, Z1
+	VPXORQ     Z1, Z0, Z0
+	VMOVDQU8   Z0, K1, (AX)(SI*1)
+	MOVQ       DI, SI
+
+XorI8AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   XorI8AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   XorI8AVX512_one
 
 XorI8AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5343,15 +6342,15 @@ XorI8AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        XorI8AVX512_loop
+	JLE       XorI8AVX512_loop
 
 XorI8AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 XorI8AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       XorI8AVX512_tail
+	JG        XorI8AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPXORQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5377,15 +6376,36 @@ XorI8AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·XorI16AVX512(SB), NOSPLIT, $0-32
 	// XorI16AVX512: dst[i] = xor(a[i], b[i]) for int16, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x01, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x01, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          XorI16AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          XorI16AVX512_body
+	TESTQ       $0x00000001, DI
+	JNZ         XorI16AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x01, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU16.Z (CX)(SI*1), K1, Z0
+	VMOVDQU16.Z (DX)(SI*1), K1, Z1
+	VPXORQ      Z1, Z0, Z0
+	VMOVDQU16   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+XorI16AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   XorI16AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   XorI16AVX512_one
 
 XorI16AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5402,15 +6422,15 @@ XorI16AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        XorI16AVX512_loop
+	JLE       XorI16AVX512_loop
 
 XorI16AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 XorI16AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       XorI16AVX512_tail
+	JG        XorI16AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPXORQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5437,15 +6457,36 @@ XorI16AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·XorI32AVX512(SB), NOSPLIT, $0-32
 	// XorI32AVX512: dst[i] = xor(a[i], b[i]) for int32, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x02, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x02, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          XorI32AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          XorI32AVX512_body
+	TESTQ       $0x00000003, DI
+	JNZ         XorI32AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x02, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU32.Z (CX)(SI*1), K1, Z0
+	VMOVDQU32.Z (DX)(SI*1), K1, Z1
+	VPXORQ      Z1, Z0, Z0
+	VMOVDQU32   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+XorI32AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   XorI32AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   XorI32AVX512_one
 
 XorI32AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5462,15 +6503,15 @@ XorI32AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        XorI32AVX512_loop
+	JLE       XorI32AVX512_loop
 
 XorI32AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 XorI32AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       XorI32AVX512_tail
+	JG        XorI32AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPXORQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
@@ -5497,15 +6538,36 @@ XorI32AVX512_done:
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·XorI64AVX512(SB), NOSPLIT, $0-32
 	// XorI64AVX512: dst[i] = xor(a[i], b[i]) for int64, any n (masked tail).
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-	SHLQ $0x03, BX
-	XORQ SI, SI
+	MOVQ        dst+0(FP), AX
+	MOVQ        a+8(FP), CX
+	MOVQ        b+16(FP), DX
+	MOVQ        n+24(FP), BX
+	SHLQ        $0x03, BX
+	XORQ        SI, SI
+	CMPQ        BX, $0x00000100
+	JB          XorI64AVX512_body
+	MOVQ        AX, DI
+	NEGQ        DI
+	ANDQ        $0x0000003f, DI
+	JZ          XorI64AVX512_body
+	TESTQ       $0x00000007, DI
+	JNZ         XorI64AVX512_body
+	MOVQ        DI, R8
+	SHRQ        $0x03, R8
+	MOVQ        $-1, R9
+	BZHIQ       R8, R9, R8
+	KMOVQ       R8, K1
+	VMOVDQU64.Z (CX)(SI*1), K1, Z0
+	VMOVDQU64.Z (DX)(SI*1), K1, Z1
+	VPXORQ      Z1, Z0, Z0
+	VMOVDQU64   Z0, K1, (AX)(SI*1)
+	MOVQ        DI, SI
+
+XorI64AVX512_body:
 	MOVQ BX, DI
-	ANDQ $-256, DI
-	JZ   XorI64AVX512_one
+	SUBQ $0x00000100, DI
+	CMPQ SI, DI
+	JG   XorI64AVX512_one
 
 XorI64AVX512_loop:
 	VMOVDQU64 (CX)(SI*1), Z0
@@ -5522,15 +6584,15 @@ XorI64AVX512_loop:
 	VMOVDQU64 Z3, 192(AX)(SI*1)
 	ADDQ      $0x00000100, SI
 	CMPQ      SI, DI
-	JB        XorI64AVX512_loop
+	JLE       XorI64AVX512_loop
 
 XorI64AVX512_one:
 	MOVQ BX, DI
-	ANDQ $-64, DI
+	SUBQ $0x00000040, DI
 
 XorI64AVX512_oneloop:
 	CMPQ      SI, DI
-	JAE       XorI64AVX512_tail
+	JG        XorI64AVX512_tail
 	VMOVDQU64 (CX)(SI*1), Z0
 	VPXORQ    (DX)(SI*1), Z0, Z0
 	VMOVDQU64 Z0, (AX)(SI*1)
