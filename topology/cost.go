@@ -1,0 +1,593 @@
+package topology
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Collective names a collective operation for Choose.
+type Collective int
+
+const (
+	Barrier Collective = iota
+	Bcast
+	Reduce // the to-all reductions: every PE gets the result
+	FCollect
+	Collect // variable blocks: costed as FCollect of the largest block
+	AllToAll
+)
+
+// Collectives lists every Collective, in the order tables print them.
+var Collectives = []Collective{Barrier, Bcast, Reduce, FCollect, Collect, AllToAll}
+
+var collNames = [...]string{"barrier", "bcast", "reduce", "fcollect", "collect", "alltoall"}
+
+func (c Collective) String() string {
+	if c < 0 || int(c) >= len(collNames) {
+		return "Collective(" + strconv.Itoa(int(c)) + ")"
+	}
+	return collNames[c]
+}
+
+// Algorithm is a collective algorithm, by the name SHMEM_<COLL>_ALGORITHM takes.
+type Algorithm string
+
+const (
+	AlgLinear   Algorithm = "linear"   // everyone works with one root (or every owner) directly
+	AlgTree     Algorithm = "tree"     // the hierarchical Tree: socket, L3 domain, PE levels
+	AlgDissem   Algorithm = "dissem"   // dissemination barrier over the Ring order
+	AlgRing     Algorithm = "ring"     // around the Ring order
+	AlgDirect   Algorithm = "direct"   // alltoall: every PE puts its blocks, then a barrier
+	AlgPairwise Algorithm = "pairwise" // alltoall: round r, get the block of the PE r places back
+)
+
+// Algorithms lists the algorithms of c, simplest first; Choose prefers the earlier
+// of two that cost nearly the same.
+func Algorithms(c Collective) []Algorithm {
+	switch c {
+	case Barrier:
+		return []Algorithm{AlgLinear, AlgTree, AlgDissem}
+	case Bcast:
+		return []Algorithm{AlgLinear, AlgTree}
+	case Reduce:
+		return []Algorithm{AlgLinear, AlgTree, AlgRing}
+	case FCollect, Collect:
+		return []Algorithm{AlgLinear, AlgRing}
+	case AllToAll:
+		return []Algorithm{AlgDirect, AlgPairwise}
+	}
+	panic("topology.Algorithms: unknown collective " + c.String())
+}
+
+// ParseAlgorithm checks an algorithm name for c (an SHMEM_*_ALGORITHM value).
+func ParseAlgorithm(c Collective, s string) (Algorithm, error) {
+	algs := Algorithms(c)
+	for _, a := range algs {
+		if string(a) == s {
+			return a, nil
+		}
+	}
+	names := make([]string, len(algs))
+	for i, a := range algs {
+		names[i] = string(a)
+	}
+	return "", fmt.Errorf("%s algorithm %q: want %s", c, s, strings.Join(names, ", "))
+}
+
+// CostModel prices the algorithms of Choose. Everything is integer (picoseconds
+// inside), so every PE computes the same numbers from the same map.
+//
+// Latencies are one-way cache-line hand-offs: a flag written by one PE until a PE
+// polling it sees it. Bandwidths are one core reading data another core just
+// wrote (a get), in MB/s (10^6 bytes/s); the per-byte cost is their inverse.
+// Which pair of each applies depends on how far apart two PEs are (PEPlace): in
+// one L3 domain, across L3 domains of a socket, or across sockets (also whenever
+// a PE's CPUs span sockets).
+//
+// What each algorithm is charged (n bytes per PE; N PEs; the root is the first):
+//   - readers of one source at once: those in its L3 in parallel (the L3 serves
+//     them), those in other L3 domains one after another (they share the source
+//     L3's link), likewise those on other sockets (they share the socket link);
+//   - barrier linear: N-1 arrivals on one counter, serialized, then one release;
+//     tree: each parent polls its children in turn, then releases them;
+//     dissem: ceil(log2 N) rounds over the Ring order, each as slow as its
+//     slowest pair;
+//   - bcast linear: every PE reads the root's buffer; tree: each PE reads its
+//     parent's copy once the parent has it;
+//   - reduce linear: the root reads and combines the others' vectors in turn, then
+//     a linear bcast; tree: each parent combines its children's partial results,
+//     then a tree bcast; ring: reduce-scatter then allgather around the Ring,
+//     2(N-1) steps of n/N bytes, each step as slow as its slowest link;
+//   - fcollect linear: every PE reads every block from its owner; the bytes that
+//     cross a socket (or an L3 domain's) link share it; ring: N-1 steps of one
+//     block around the Ring;
+//   - alltoall direct: each PE puts its N-1 blocks into the peers' buffers in
+//     shifted order, then one barrier; a put moves each line twice (the writer
+//     fetches it to own it, the owner later reads it back); pairwise: a barrier
+//     so every source is ready, N-1 rounds in which each PE gets into its own
+//     buffer the block of the PE r places back on the Ring (each line moves
+//     once), and a barrier before the sources may change.
+//
+// Not modelled: pipelining of large messages, memory bandwidth limits inside a
+// socket, PEs sharing a CPU.
+type CostModel struct {
+	LatL3, LatCrossL3, LatSocket time.Duration
+	BWL3, BWCrossL3, BWSocket    int64 // MB/s
+	BWCombine                    int64 // MB/s of one operand combined in cache (dst op= src)
+	TreeRadix                    int   // fan-out of each level of the tree (SHMEM_COLL_RADIX)
+}
+
+// DefaultCostModel is the model measured on the development machine (2 Zen 5
+// vCPUs, one L3 domain as far as it shows; see topology/testdata/README.md for
+// the runs), with the levels it cannot show scaled from it:
+//
+//	LatL3      = 250ns   median cache-line hand-off, cpu0 <-> cpu1 (BenchmarkLineHandoff)
+//	LatCrossL3 = 2×LatL3, LatSocket = 4×LatL3          (assumed: typical core-to-core charts)
+//	BWL3       = 24000 MB/s  median copy of 256-768 KiB another CPU just wrote (BenchmarkPeerRead)
+//	BWCrossL3  = BWL3·2/3, BWSocket = BWL3/2             (assumed)
+//	BWCombine  = 17000 MB/s  median float64 dst += src in cache, pure Go (BenchmarkCombine)
+//	TreeRadix  = 4       (SOS's default radix)
+func DefaultCostModel() CostModel {
+	const lat = 250 * time.Nanosecond
+	const bw = 24000
+	return CostModel{
+		LatL3: lat, LatCrossL3: 2 * lat, LatSocket: 4 * lat,
+		BWL3: bw, BWCrossL3: bw * 2 / 3, BWSocket: bw / 2,
+		BWCombine: 17000,
+		TreeRadix: 4,
+	}
+}
+
+func (m CostModel) check(routine string) {
+	if m.LatL3 < 0 || m.LatCrossL3 < 0 || m.LatSocket < 0 {
+		panic(routine + ": CostModel latencies must not be negative")
+	}
+	if m.BWL3 <= 0 || m.BWCrossL3 <= 0 || m.BWSocket <= 0 || m.BWCombine <= 0 {
+		panic(routine + ": CostModel bandwidths must be positive")
+	}
+	if m.TreeRadix < 2 {
+		panic(routine + ": CostModel.TreeRadix must be at least 2")
+	}
+}
+
+// Choose picks the algorithm of coll for the PEs whose placement-map entries are
+// pes (in team order; the first is the root where there is one) at nbytes per PE
+// (bcast: the message; reduce: each PE's vector; fcollect/collect: each PE's
+// block, the largest for collect; alltoall: each block; barrier: ignored), and
+// says why, with the estimate of every candidate. An algorithm later in
+// Algorithms replaces an earlier one only when more than 1/16 cheaper. Choose
+// itself costs O(N²) for fcollect and alltoall: cache the verdict per team and
+// size class.
+func Choose(coll Collective, pes []PEPlace, nbytes int, m CostModel) (Algorithm, string) {
+	m.check("topology.Choose")
+	algs := Algorithms(coll)
+	if len(pes) <= 1 {
+		return algs[0], fmt.Sprintf("%s: %d PE, nothing to exchange", algs[0], len(pes))
+	}
+	if nbytes < 0 {
+		panic(fmt.Sprintf("topology.Choose: negative size %d", nbytes))
+	}
+	e := newEstimator(pes, m)
+	costs := make([]int64, len(algs))
+	best := 0
+	for i, a := range algs {
+		costs[i] = e.cost(coll, a, int64(nbytes))
+		// A later, more elaborate algorithm must win by more than 1/16: closer
+		// than that, the model cannot tell them apart.
+		if costs[i] < costs[best] && costs[i]+costs[i]/16 < costs[best] {
+			best = i
+		}
+	}
+	var why strings.Builder
+	fmt.Fprintf(&why, "%s %s", algs[best], fmtPS(costs[best]))
+	var others []string
+	for i, a := range algs {
+		if i != best {
+			others = append(others, fmt.Sprintf("%s %s", a, fmtPS(costs[i])))
+		}
+	}
+	fmt.Fprintf(&why, " (%s) for %s", strings.Join(others, ", "), e.shape())
+	if coll != Barrier {
+		fmt.Fprintf(&why, " at %s", fmtBytes(int64(nbytes)))
+	}
+	return algs[best], why.String()
+}
+
+// Estimate is the model's time for coll run with alg over pes at nbytes.
+func Estimate(coll Collective, alg Algorithm, pes []PEPlace, nbytes int, m CostModel) time.Duration {
+	m.check("topology.Estimate")
+	if _, err := ParseAlgorithm(coll, string(alg)); err != nil {
+		panic("topology.Estimate: " + err.Error())
+	}
+	if len(pes) <= 1 {
+		return 0
+	}
+	return time.Duration(newEstimator(pes, m).cost(coll, alg, int64(nbytes)) / 1000)
+}
+
+// estimator prices algorithms over one set of PEs, by position.
+type estimator struct {
+	pes  []PEPlace
+	m    CostModel
+	ring []int      // positions in Ring order
+	tree []TreeNode // by position
+	all  []int      // 0..N-1
+}
+
+func newEstimator(pes []PEPlace, m CostModel) *estimator {
+	e := &estimator{pes: pes, m: m, all: make([]int, len(pes))}
+	for i := range e.all {
+		e.all[i] = i
+	}
+	e.ring = Ring(pes, e.all)
+	e.tree = Tree(pes, e.all, m.TreeRadix)
+	return e
+}
+
+func (e *estimator) shape() string {
+	groups := Groups(e.pes, e.all)
+	l3 := 0
+	for _, g := range groups {
+		l3 += len(g.L3)
+	}
+	return fmt.Sprintf("%d PEs on %s, %s", len(e.pes), plural(len(groups), "socket"), plural(l3, "L3 domain"))
+}
+
+func plural(n int, what string) string {
+	if n != 1 {
+		what += "s"
+	}
+	return strconv.Itoa(n) + " " + what
+}
+
+func (e *estimator) lat(i, j int) int64 {
+	switch distance(e.pes[i], e.pes[j]) {
+	case sameL3:
+		return e.m.LatL3.Nanoseconds() * 1000
+	case crossL3:
+		return e.m.LatCrossL3.Nanoseconds() * 1000
+	}
+	return e.m.LatSocket.Nanoseconds() * 1000
+}
+
+func (e *estimator) bw(l level) int64 {
+	switch l {
+	case sameL3:
+		return e.m.BWL3
+	case crossL3:
+		return e.m.BWCrossL3
+	}
+	return e.m.BWSocket
+}
+
+// xfer is the time for j to read n bytes from i.
+func (e *estimator) xfer(i, j int, n int64) int64 {
+	return e.move(n, distance(e.pes[i], e.pes[j]))
+}
+
+// move is the time to move n bytes over a level: whole cache lines, because
+// that is what the coherence protocol moves.
+func (e *estimator) move(n int64, l level) int64 {
+	return xferPS((n+lineSize-1)/lineSize*lineSize, e.bw(l))
+}
+
+const lineSize = 64
+
+func (e *estimator) combine(n int64) int64 { return xferPS(n, e.m.BWCombine) }
+
+// xferPS is n bytes at mbps MB/s in picoseconds (1 byte at 1 MB/s is 10^6 ps),
+// saturating rather than overflowing.
+func xferPS(n, mbps int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(n), 1_000_000)
+	if hi >= uint64(mbps) {
+		return maxCost
+	}
+	q, _ := bits.Div64(hi, lo, uint64(mbps))
+	if q > maxCost {
+		return maxCost
+	}
+	return int64(q)
+}
+
+const maxCost = 1 << 62
+
+func add(a, b int64) int64 {
+	if a > maxCost-b {
+		return maxCost
+	}
+	return a + b
+}
+
+func mul(k, a int64) int64 {
+	if k > 0 && a > maxCost/k {
+		return maxCost
+	}
+	return k * a
+}
+
+func (e *estimator) cost(c Collective, a Algorithm, n int64) int64 {
+	switch {
+	case c == Barrier && a == AlgLinear:
+		return e.barrierLinear()
+	case c == Barrier && a == AlgTree:
+		return e.treeGather(0) + e.treeSpread(0)
+	case c == Barrier && a == AlgDissem:
+		return e.dissem()
+	case c == Bcast && a == AlgLinear:
+		return e.fanoutMax(0, e.all[1:], n)
+	case c == Bcast && a == AlgTree:
+		return e.treeSpread(n)
+	case c == Reduce && a == AlgLinear:
+		var t int64
+		for p := 1; p < len(e.pes); p++ {
+			t = add(t, e.lat(p, 0)+e.xfer(p, 0, n)+e.combine(n))
+		}
+		return add(t, e.fanoutMax(0, e.all[1:], n))
+	case c == Reduce && a == AlgTree:
+		return add(e.treeGather(n), e.treeSpread(n))
+	case c == Reduce && a == AlgRing:
+		chunk := (n + int64(len(e.pes)) - 1) / int64(len(e.pes))
+		step := e.ringStep(chunk)
+		return mul(int64(len(e.pes)-1), add(2*step, e.combine(chunk)))
+	case (c == FCollect || c == Collect) && a == AlgLinear:
+		return max(e.allPairsSerial(n, 1), e.linkTime(n))
+	case (c == FCollect || c == Collect) && a == AlgRing:
+		return mul(int64(len(e.pes)-1), e.ringStep(n))
+	case c == AllToAll && a == AlgDirect:
+		return add(e.dissem(), max(e.allPairsSerial(n, 2), e.linkTime(n)))
+	case c == AllToAll && a == AlgPairwise:
+		return add(2*e.dissem(), max(e.pairwiseRounds(n), e.linkTime(n)))
+	}
+	panic("topology: no cost for " + c.String() + " " + string(a))
+}
+
+func (e *estimator) barrierLinear() int64 {
+	var arrive, release int64
+	for p := 1; p < len(e.pes); p++ {
+		arrive += e.lat(p, 0)
+		release = max(release, e.lat(0, p))
+	}
+	return arrive + release
+}
+
+// fanout is when each of readers has read n bytes from src, all starting at once.
+func (e *estimator) fanout(src int, readers []int, n int64) []int64 {
+	out := make([]int64, len(readers))
+	var queued [3]int64 // readers so far per level: L3 ones run in parallel
+	for i, r := range readers {
+		l := distance(e.pes[src], e.pes[r])
+		queued[l]++
+		k := queued[l]
+		if l == sameL3 {
+			k = 1
+		}
+		out[i] = add(e.lat(src, r), mul(k, e.move(n, l)))
+	}
+	return out
+}
+
+func (e *estimator) fanoutMax(src int, readers []int, n int64) int64 {
+	var t int64
+	for _, f := range e.fanout(src, readers, n) {
+		t = max(t, f)
+	}
+	return t
+}
+
+// treeGather is when the root has every contribution: a parent takes its
+// children in turn, each once it is ready (n = 0: a barrier's arrival flags).
+func (e *estimator) treeGather(n int64) int64 {
+	var up func(v int) int64
+	up = func(v int) int64 {
+		var t int64
+		for _, c := range e.tree[v].Children {
+			t = add(max(t, up(c)), e.lat(c, v)+e.xfer(c, v, n))
+			if n > 0 {
+				t = add(t, e.combine(n))
+			}
+		}
+		return t
+	}
+	return up(0)
+}
+
+// treeSpread is when every PE has the root's n bytes, each reading from its
+// parent once the parent has them (n = 0: a barrier's release).
+func (e *estimator) treeSpread(n int64) int64 {
+	var last int64
+	var down func(v int, start int64)
+	down = func(v int, start int64) {
+		last = max(last, start)
+		kids := e.tree[v].Children
+		for i, f := range e.fanout(v, kids, n) {
+			down(kids[i], add(start, f))
+		}
+	}
+	down(0, 0)
+	return last
+}
+
+func (e *estimator) dissem() int64 {
+	var t int64
+	n := len(e.ring)
+	for d := 1; d < n; d *= 2 {
+		var round int64
+		for i := range e.ring {
+			round = max(round, e.lat(e.ring[i], e.ring[(i+d)%n]))
+		}
+		t += round
+	}
+	return t
+}
+
+// ringStep is one step around the Ring: every PE reads n bytes from the one
+// before it, as slow as the slowest link.
+func (e *estimator) ringStep(n int64) int64 {
+	var t int64
+	k := len(e.ring)
+	for i := range e.ring {
+		from, to := e.ring[(i+k-1)%k], e.ring[i]
+		t = max(t, e.lat(from, to)+e.xfer(from, to, n))
+	}
+	return t
+}
+
+// allPairsSerial is the slowest PE's time to read (times = 1) or put (times = 2)
+// one n-byte block from or to every other PE in turn.
+func (e *estimator) allPairsSerial(n int64, times int64) int64 {
+	var worst int64
+	for me := range e.pes {
+		var count [3]int64
+		for o := range e.pes {
+			if o != me {
+				count[distance(e.pes[me], e.pes[o])]++
+			}
+		}
+		var t int64
+		lats := [3]int64{e.m.LatL3.Nanoseconds() * 1000, e.m.LatCrossL3.Nanoseconds() * 1000, e.m.LatSocket.Nanoseconds() * 1000}
+		for l := sameL3; l <= crossSocket; l++ {
+			t = add(t, mul(count[l], add(lats[l], mul(times, e.move(n, l)))))
+		}
+		worst = max(worst, t)
+	}
+	return worst
+}
+
+// linkTime is the busiest link's time when every PE exchanges n bytes with every
+// other: a socket's link carries N_s·(N-N_s) blocks each way, an L3 domain's
+// N_l·(N_s-N_l) within its socket.
+func (e *estimator) linkTime(n int64) int64 {
+	var t int64
+	total := int64(len(e.pes))
+	for _, s := range Groups(e.pes, e.all) {
+		var ns int64
+		for _, l := range s.L3 {
+			ns += int64(len(l.PEs))
+		}
+		if s.Socket < 0 {
+			// PEs spanning sockets: every block they exchange may cross.
+			t = max(t, xferPS(mul(mul(ns, total-1), n), e.m.BWSocket))
+		} else {
+			t = max(t, xferPS(mul(mul(ns, total-ns), n), e.m.BWSocket))
+		}
+		for _, l := range s.L3 {
+			nl := int64(len(l.PEs))
+			t = max(t, xferPS(mul(mul(nl, ns-nl), n), e.m.BWCrossL3))
+		}
+	}
+	return t
+}
+
+// pairwiseRounds is N-1 rounds; in round r each PE reads from the PE r places
+// back on the Ring, and a round is as slow as its slowest pair.
+func (e *estimator) pairwiseRounds(n int64) int64 {
+	var t int64
+	k := len(e.ring)
+	for r := 1; r < k; r++ {
+		var round int64
+		for i := range e.ring {
+			from, to := e.ring[(i+k-r)%k], e.ring[i]
+			round = max(round, e.lat(from, to)+e.xfer(from, to, n))
+		}
+		t = add(t, round)
+	}
+	return t
+}
+
+// fmtPS writes picoseconds as ns, us or ms, with one decimal below 100.
+func fmtPS(ps int64) string {
+	if ps >= maxCost {
+		return "overflow"
+	}
+	units := []struct {
+		div  int64
+		name string
+	}{{1_000_000_000, "ms"}, {1_000_000, "us"}, {1_000, "ns"}}
+	for _, u := range units {
+		if ps >= u.div || u.name == "ns" {
+			return fixed(ps, u.div) + u.name
+		}
+	}
+	return ""
+}
+
+// fixed writes v/div with one decimal below 100, none above, rounding half up.
+func fixed(v, div int64) string {
+	tenths := (v*10 + div/2) / div
+	if v >= 100*div {
+		return strconv.FormatInt((v+div/2)/div, 10)
+	}
+	if tenths%10 == 0 {
+		return strconv.FormatInt(tenths/10, 10)
+	}
+	return strconv.FormatInt(tenths/10, 10) + "." + strconv.FormatInt(tenths%10, 10)
+}
+
+// fmtBytes writes a size with binary units: "8 B", "4 KiB", "38.5 MiB".
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fixed(n, 1<<30) + " GiB"
+	case n >= 1<<20:
+		return fixed(n, 1<<20) + " MiB"
+	case n >= 1<<10:
+		return fixed(n, 1<<10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// ChoiceSizes are the message sizes ChoiceTable tries: powers of two, 8 B to 64 MiB.
+var ChoiceSizes = func() []int {
+	var out []int
+	for n := 8; n <= 64<<20; n *= 2 {
+		out = append(out, n)
+	}
+	return out
+}()
+
+// ChoiceTable prints, one line per collective, the algorithm Choose picks for
+// each size class of ChoiceSizes (for SHMEM_INFO=1 and shmemrun --dry-run):
+//
+//	reduce    linear 8 B-256 B, tree 512 B-64 KiB, ring 128 KiB-
+func ChoiceTable(pes []PEPlace, m CostModel) string {
+	var out strings.Builder
+	for _, c := range Collectives {
+		fmt.Fprintf(&out, "%-9s", c)
+		if c == Barrier {
+			a, _ := Choose(c, pes, 0, m)
+			fmt.Fprintf(&out, " %s\n", a)
+			continue
+		}
+		var spans []string
+		var cur Algorithm
+		from := 0
+		flush := func(to int, last bool) {
+			if cur == "" {
+				return
+			}
+			span := fmt.Sprintf("%s %s-", cur, fmtBytes(int64(from)))
+			if !last {
+				span += fmtBytes(int64(to))
+			}
+			spans = append(spans, span)
+		}
+		prev := 0
+		for _, n := range ChoiceSizes {
+			a, _ := Choose(c, pes, n, m)
+			if a != cur {
+				flush(prev, false)
+				cur, from = a, n
+			}
+			prev = n
+		}
+		flush(prev, true)
+		fmt.Fprintf(&out, " %s\n", strings.Join(spans, ", "))
+	}
+	return out.String()
+}
