@@ -409,8 +409,8 @@ func (p *placer) placeRR() ([]Binding, error) {
 	}
 	if total := p.slots(p.jobSet); p.n > total {
 		flag := "--bind-to " + p.bind.String()
-		if p.slot == UnitHWThread && p.mapU == UnitHWThread {
-			flag = "--map-by hwthread"
+		if p.o.BindTo == UnitUnset {
+			flag = "--map-by " + p.mapU.String()
 		}
 		return nil, fmt.Errorf("%s: %d PEs but only %s (add --oversubscribe)", flag, p.n, p.slot.plural(total))
 	}

@@ -92,7 +92,7 @@ func Write(dir string, m Machine) error {
 	if err := os.RemoveAll(root); err != nil {
 		return err
 	}
-	files := m.files()
+	files := m.Files()
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -103,15 +103,24 @@ func Write(dir string, m Machine) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, []byte(files[name]+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(files[name]), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// files maps each path under the tree to its content (without the final newline).
-func (m Machine) files() map[string]string {
+// Files maps each path under the tree (slash-separated) to its content.
+func (m Machine) Files() map[string]string {
+	f := m.lines()
+	for name, text := range f {
+		f[name] = text + "\n"
+	}
+	return f
+}
+
+// lines maps each path to its content without the final newline.
+func (m Machine) lines() map[string]string {
 	f := map[string]string{}
 	n := m.cpus()
 	offline := map[int]bool{}
