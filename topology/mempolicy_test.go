@@ -11,7 +11,7 @@ func TestSegmentPolicy(t *testing.T) {
 		{"zen5-vm-2c", "-n 2", []string{"bind 0", "bind 0"}, "interleave 0"},
 		{"zen5-vm-2c", "-n 4", []string{"bind 0", "bind 0", "bind 0", "bind 0"}, "interleave 0"}, // unbound, but one node
 		{"xeon-2s-28c-smt", "-n 2 --map-by socket", []string{"bind 0", "bind 1"}, "interleave 0-1"},
-		{"xeon-2s-28c-smt", "-n 2", []string{"bind 0", "bind 0"}, "interleave 0"}, // both on socket 0: the job is one node
+		{"xeon-2s-28c-smt", "-n 2", []string{"bind 0", "bind 0"}, "interleave 0"},  // both on socket 0: the job is one node
 		{"xeon-2s-28c-smt", "-n 60", []string{"interleave 0-1"}, "interleave 0-1"}, // unbound: may run anywhere
 		{"xeon-2s-28c-smt", "-n 2 --map-by core:PE=28", []string{"bind 0", "bind 1"}, "interleave 0-1"},
 		{"epyc-2s-nps4", "-n 8 --map-by numa", []string{"bind 0", "bind 1", "bind 2", "bind 3", "bind 4", "bind 5", "bind 6", "bind 7"}, "interleave 0-7"},

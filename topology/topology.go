@@ -11,6 +11,8 @@
 // die_id repeat across packages and may skip numbers.
 package topology
 
+//go:generate go test -run TestSyntheticTrees|TestGolden -update
+
 import "fmt"
 
 // CPU is one hardware thread.
