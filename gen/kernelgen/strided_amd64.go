@@ -105,6 +105,9 @@ func (g *amd64Gen) stridedKernel(pat string, size int) {
 	} else {
 		vEven = g.evenMask(size)
 	}
+	if pat == "Unpack" && size == 8 && g.isa.AVX512 {
+		idx = g.table("unpack64idx", []uint64{0, 0, 1, 1, 2, 2, 3, 3})
+	}
 	if pat == "Pack" && g.isa.AVX512 {
 		lanes := V / size
 		var words []uint64
@@ -151,7 +154,10 @@ func (g *amd64Gen) stridedKernel(pat string, size int) {
 		if size == 4 {
 			g.ins("VPMOVZXDQ", in, x) // element i into 32-bit lane 2i
 		} else if g.isa.AVX512 {
-			c.VPEXPANDQ_Z(in, kEven, x) // elements 0..3 into lanes 0, 2, 4, 6
+			// Elements 0..3 into lanes 0, 2, 4, 6 (VPEXPANDQ from memory is much slower).
+			y := g.vec()
+			g.ins("VMOVDQU64", in, y.AsY())
+			c.VPERMQ(y, idx, x)
 		} else {
 			y := g.vec()
 			g.ins(wide, in, y)

@@ -6744,30 +6744,42 @@ DATA pack64idx<>+56(SB)/8, $0x000000000000000e
 GLOBL pack64idx<>(SB), RODATA|NOPTR, $64
 
 // func Unpack64AVX512(dst *byte, src *byte, n int)
-// Requires: AVX, AVX512BW, AVX512F
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
 TEXT ·Unpack64AVX512(SB), NOSPLIT, $0-24
 	// Unpack64AVX512: strided copy of 8-byte elements (Unpack); n is a multiple of 4.
-	MOVQ  dst+0(FP), AX
-	MOVQ  src+8(FP), CX
-	MOVQ  n+16(FP), DX
-	SHLQ  $0x03, DX
-	MOVQ  $0x00000055, BX
-	KMOVQ BX, K1
-	XORQ  BX, BX
-	TESTQ DX, DX
-	JZ    Unpack64AVX512_done
+	MOVQ      dst+0(FP), AX
+	MOVQ      src+8(FP), CX
+	MOVQ      n+16(FP), DX
+	SHLQ      $0x03, DX
+	MOVQ      $0x00000055, BX
+	KMOVQ     BX, K1
+	VMOVDQU64 unpack64idx<>+0(SB), Z0
+	XORQ      BX, BX
+	TESTQ     DX, DX
+	JZ        Unpack64AVX512_done
 
 Unpack64AVX512_loop:
-	LEAQ        (AX)(BX*2), SI
-	VPEXPANDQ.Z (CX)(BX*1), K1, Z0
-	VMOVDQU64   Z0, K1, (SI)
-	ADDQ        $0x00000020, BX
-	CMPQ        BX, DX
-	JB          Unpack64AVX512_loop
+	LEAQ      (AX)(BX*2), SI
+	VMOVDQU64 (CX)(BX*1), Y2
+	VPERMQ    Z2, Z0, Z1
+	VMOVDQU64 Z1, K1, (SI)
+	ADDQ      $0x00000020, BX
+	CMPQ      BX, DX
+	JB        Unpack64AVX512_loop
 
 Unpack64AVX512_done:
 	VZEROUPPER
 	RET
+
+DATA unpack64idx<>+0(SB)/8, $0x0000000000000000
+DATA unpack64idx<>+8(SB)/8, $0x0000000000000000
+DATA unpack64idx<>+16(SB)/8, $0x0000000000000001
+DATA unpack64idx<>+24(SB)/8, $0x0000000000000001
+DATA unpack64idx<>+32(SB)/8, $0x0000000000000002
+DATA unpack64idx<>+40(SB)/8, $0x0000000000000002
+DATA unpack64idx<>+48(SB)/8, $0x0000000000000003
+DATA unpack64idx<>+56(SB)/8, $0x0000000000000003
+GLOBL unpack64idx<>(SB), RODATA|NOPTR, $64
 
 // func Even64AVX512(dst *byte, src *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F
