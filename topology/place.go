@@ -167,7 +167,10 @@ func ReportBindings(bs []Binding) string {
 // binding by hwthread — and more PEs than slots (in all, or in one object) is an
 // error unless Oversubscribe is set, in which case objects are reused in turn.
 // The default, with neither flag, is --map-by core --bind-to core when n is at
-// most the number of usable cores and no binding otherwise.
+// most the number of usable cores and no binding otherwise. Unbound PEs may run
+// on every allowed CPU (Bound false: the launcher leaves their affinity alone),
+// except under --cpu-list, which always confines the job: each unbound PE is
+// then bound to the whole list.
 //
 // Errors name the flag and value, and are meant to be printed after "shmemrun: ".
 func Place(t *Topology, n int, o Options) ([]Binding, error) {

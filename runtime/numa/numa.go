@@ -1,7 +1,10 @@
 // Package numa wraps the Linux NUMA memory-policy system calls the heap needs and
 // golang.org/x/sys lacks: mbind, to place a range on nodes before it is first
 // touched, and move_pages in query mode, to read back where pages landed.
-// Off Linux every call returns an error saying so.
+//
+// Where there is no NUMA policy to set — off Linux, on a kernel built without
+// CONFIG_NUMA, under qemu-user — the calls fail with an error for which
+// errors.Is(err, errors.ErrUnsupported) holds, so a caller can go on unplaced.
 package numa
 
 import (

@@ -24,7 +24,7 @@ func Mbind(addr, length uintptr, mode int, nodes []int, flags int) error {
 	maxnode := uintptr(len(mask)*64 + 1)
 	_, _, errno := unix.Syscall6(unix.SYS_MBIND, addr, length, uintptr(mode), uintptr(maskPtr), maxnode, uintptr(flags))
 	if errno != 0 {
-		return fmt.Errorf("numa.Mbind(%#x, %d, mode %d, nodes %v): %v", addr, length, mode, nodes, errno)
+		return fmt.Errorf("numa.Mbind(%#x, %d, mode %d, nodes %v): %w", addr, length, mode, nodes, errno)
 	}
 	return nil
 }
@@ -41,7 +41,7 @@ func NodesOfPages(addrs []uintptr) ([]int, error) {
 	_, _, errno := unix.Syscall6(unix.SYS_MOVE_PAGES, 0, uintptr(len(addrs)),
 		uintptr(unsafe.Pointer(&addrs[0])), 0, uintptr(unsafe.Pointer(&status[0])), 0)
 	if errno != 0 {
-		return nil, fmt.Errorf("numa.NodesOfPages: move_pages over %d pages: %v", len(addrs), errno)
+		return nil, fmt.Errorf("numa.NodesOfPages: move_pages over %d pages: %w", len(addrs), errno)
 	}
 	out := make([]int, len(addrs))
 	for i, s := range status {

@@ -4,17 +4,16 @@ package numa
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 )
 
-var errNotLinux = errors.New("NUMA memory policy needs Linux (mbind, move_pages); this is " + runtime.GOOS)
-
 // Mbind needs Linux.
 func Mbind(addr, length uintptr, mode int, nodes []int, flags int) error {
-	return errors.New("numa.Mbind: " + errNotLinux.Error())
+	return fmt.Errorf("numa.Mbind: NUMA memory policy needs Linux, this is %s: %w", runtime.GOOS, errors.ErrUnsupported)
 }
 
 // NodesOfPages needs Linux.
 func NodesOfPages(addrs []uintptr) ([]int, error) {
-	return nil, errors.New("numa.NodesOfPages: " + errNotLinux.Error())
+	return nil, fmt.Errorf("numa.NodesOfPages: move_pages needs Linux, this is %s: %w", runtime.GOOS, errors.ErrUnsupported)
 }
