@@ -160,3 +160,30 @@ func TestCostArithmeticSaturates(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkChoose prices each collective's verdict on the largest tree (256 PEs,
+// one per hardware thread): the cost a team pays once per size class.
+func BenchmarkChoose(b *testing.B) {
+	tp := readTree(b, "epyc-2s-nps4")
+	bs, err := Place(tp, 256, Options{BindTo: UnitHWThread})
+	if err != nil {
+		b.Fatal(err)
+	}
+	places := PlaceMap(bs)
+	for _, c := range Collectives {
+		b.Run(c.String(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Choose(c, places, 4096, DefaultCostModel())
+			}
+		})
+	}
+}
+
+func BenchmarkPlace(b *testing.B) {
+	tp := readTree(b, "epyc-2s-nps4")
+	for i := 0; i < b.N; i++ {
+		if _, err := Place(tp, 256, Options{BindTo: UnitHWThread}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
