@@ -50,10 +50,15 @@ func main() {
 	log.SetFlags(0)
 
 	// C: "<type> <op> <size> <MB/s>", "copy <size> <MB/s>", "strided32 ds=2,ss=2 <size> <MB/s>".
-	c := map[string]float64{}
+	cs := map[string][]float64{}
 	for _, f := range lines(*cpath) {
 		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-		c[strings.Join(f[:len(f)-1], " ")] = v
+		k := strings.Join(f[:len(f)-1], " ")
+		cs[k] = append(cs[k], v)
+	}
+	c := map[string]float64{}
+	for k, v := range cs {
+		c[k] = median(v)
 	}
 	// Go: BenchmarkCombineInt32/sum/4KiB/avx512-2  N  x ns/op  y MB/s
 	g := map[string][]float64{}
