@@ -5,6 +5,13 @@ package main
 // integer mul/min/max, compares, conversions): those are WORD-encoded here, with the
 // instruction in a comment. Same signature and contract as the AVX2 kernels: n is a
 // multiple of the kernel's block (neonBlock), the Go wrapper runs the tail.
+//
+// Where NEON lacks the operation: 64-bit integer multiply has no vector form, so that
+// kernel is a scalar loop (MUL) inside the kernel. 64-bit min and max have no SMIN/UMIN .2D
+// either, but CMGT/CMHI .2D exist, so a compare and a bit select (BSL) keep them vector
+// code, the same two instructions the float min/max use. Strided copies: only Pack
+// (dst[i] = src[2i], by LD2); NEON has no masked store, so the patterns that must leave
+// dst's other elements untouched run as the Go loop.
 
 import (
 	"bytes"
