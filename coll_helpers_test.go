@@ -191,3 +191,10 @@ func index(s shmem.ActiveSet, pe int) int {
 	return -1
 }
 
+func ptrOf(p *uint64) unsafe.Pointer { return unsafe.Pointer(p) }
+
+// sameBits compares two values bit for bit (NaN payloads included).
+func sameBits[T any](a, b T) bool {
+	size := unsafe.Sizeof(a)
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a)), size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b)), size))
+}

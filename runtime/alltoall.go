@@ -8,10 +8,10 @@ import "unsafe"
 
 // AlltoallArgs is one alltoall(s) call.
 type AlltoallArgs struct {
-	Dst, Src           unsafe.Pointer // my symmetric arrays
+	Dst, Src             unsafe.Pointer // my symmetric arrays
 	DstStride, SrcStride int
-	N                  int     // elements per block
-	Size               uintptr // element size
+	N                    int     // elements per block
+	Size                 uintptr // element size
 }
 
 // AlltoallSet is the active-set alltoall(s) on the user's pSync.
@@ -27,7 +27,7 @@ func AlltoallTeam(who string, t *Team, x AlltoallArgs) {
 
 func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 	if g.Size == 1 {
-		x.block(me, me, me)
+		x.block(me, me, g.PE(me))
 		return
 	}
 	if x.N == 0 {

@@ -1,6 +1,5 @@
 package rt
 
-
 // Barrier algorithms over a group and a sync area. Each one returns only after every member
 // has entered, which the collectives rely on: a PE can never be two calls ahead of another,
 // so two alternating areas are enough for back-to-back calls.
@@ -64,4 +63,3 @@ func treeChildren(i, n, k int) (int, int) {
 	first := min(k*i+1, n)
 	return first, min(first+k, n)
 }
-
