@@ -1,6 +1,12 @@
 package rt
 
-import "fmt"
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/goshmem/shmem/topology"
+)
 
 // The Auto policy: which algorithm each collective runs for a group and a message size.
 // Every input (the group, the size, the settings every PE inherits from the launcher, the
@@ -55,77 +61,94 @@ func algInit() error {
 	return nil
 }
 
-// Defaults where the settings leave a crossover to the policy.
-const (
-	defaultPECrossover   = 16       // from this many PEs, log-depth beats linear
-	defaultSizeCrossover = 32 << 10 // from this many bytes, ring beats tree and linear
+// auto is topology's verdict for coll over g at nbytes, cached per group and power-of-two
+// size class (the class's upper bound is what Choose prices, so the verdict does not
+// depend on which size a PE happened to see first), then the crossover settings:
+// SHMEM_COLL_CROSSOVER moves groups smaller than it to the linear algorithm and larger
+// ones off it; SHMEM_COLL_SIZE_CROSSOVER moves reductions and fcollects to ring from that
+// size and off it below.
+func auto(coll topology.Collective, g Group, nbytes int) Alg {
+	class := bits.Len(uint(max(nbytes, 1) - 1))
+	k := verdictKey{coll, g, class}
+	if a, ok := verdicts.Load(k); ok {
+		return a.(Alg)
+	}
+	pes := make([]topology.PEPlace, g.Size)
+	for i := range pes {
+		pes[i] = places[g.PE(i)]
+	}
+	m := topology.DefaultCostModel()
+	m.TreeRadix = collRadix
+	v, _ := topology.Choose(coll, pes, 1<<class, m)
+	a := parseAlg(string(v))
+	if collCrossover > 0 {
+		if g.Size < collCrossover {
+			a = simpleAlg[coll]
+		} else if a == simpleAlg[coll] {
+			a = scalableAlg[coll]
+		}
+	}
+	if sizeCrossover > 0 && (coll == topology.Reduce || coll == topology.FCollect) {
+		if nbytes >= sizeCrossover {
+			a = AlgRing
+		} else if a == AlgRing {
+			a = scalableAlg[coll]
+			if coll == topology.FCollect {
+				a = AlgLinear
+			}
+		}
+	}
+	verdicts.Store(k, a)
+	return a
+}
+
+// The simple (linear) and the log-depth algorithm of each collective, for the crossovers.
+var (
+	simpleAlg = map[topology.Collective]Alg{topology.Barrier: AlgLinear, topology.Bcast: AlgLinear,
+		topology.Reduce: AlgLinear, topology.FCollect: AlgLinear, topology.AllToAll: AlgDirect}
+	scalableAlg = map[topology.Collective]Alg{topology.Barrier: AlgDissem, topology.Bcast: AlgTree,
+		topology.Reduce: AlgTree, topology.FCollect: AlgRing, topology.AllToAll: AlgPairwise}
 )
 
-func peCrossover() int {
-	if collCrossover > 0 {
-		return collCrossover
-	}
-	return defaultPECrossover
+type verdictKey struct {
+	coll  topology.Collective
+	g     Group
+	class int
 }
 
-func ringCrossover() int {
-	if sizeCrossover > 0 {
-		return sizeCrossover
-	}
-	return defaultSizeCrossover
-}
+var verdicts sync.Map // verdictKey -> Alg
 
 func chooseBarrier(g Group) Alg {
 	if forceBarrier != AlgAuto {
 		return forceBarrier
 	}
-	if g.Size > 2 && g.Size < peCrossover() && sleepWait {
-		// Sharing CPUs, each wait may cost a sleep: a linear barrier waits once per PE,
-		// dissemination log2(n) times per PE.
-		return AlgLinear
-	}
-	return AlgDissem
+	return auto(topology.Barrier, g, 0)
 }
 
 func chooseReduce(g Group, nbytes int) Alg {
 	if forceReduce != AlgAuto {
 		return forceReduce
 	}
-	switch {
-	case nbytes >= ringCrossover():
-		return AlgRing
-	case g.Size >= peCrossover():
-		return AlgTree
-	}
-	return AlgLinear
+	return auto(topology.Reduce, g, nbytes)
 }
 
 func chooseBcast(g Group, nbytes int) Alg {
 	if forceBcast != AlgAuto {
 		return forceBcast
 	}
-	if g.Size >= peCrossover() {
-		return AlgTree
-	}
-	return AlgLinear
+	return auto(topology.Bcast, g, nbytes)
 }
 
 func chooseAlltoall(g Group, nbytes int) Alg {
 	if forceAlltoall != AlgAuto {
 		return forceAlltoall
 	}
-	if g.Size >= peCrossover() {
-		return AlgPairwise
-	}
-	return AlgDirect
+	return auto(topology.AllToAll, g, nbytes)
 }
 
 func chooseFcollect(g Group, nbytes int) Alg {
 	if forceFcollect != AlgAuto {
 		return forceFcollect
 	}
-	if nbytes*g.Size >= ringCrossover() && g.Size >= peCrossover() {
-		return AlgRing
-	}
-	return AlgLinear
+	return auto(topology.FCollect, g, nbytes)
 }

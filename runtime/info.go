@@ -3,6 +3,10 @@ package rt
 import (
 	"fmt"
 	"os"
+	"strings"
+
+	"github.com/goshmem/shmem/runtime/settings"
+	"github.com/goshmem/shmem/topology"
 )
 
 // Version is goshmem's version; SpecMajor and SpecMinor the OpenSHMEM version it implements.
@@ -21,8 +25,21 @@ func printInfo() {
 	if conf.Bool("SHMEM_VERSION") || conf.Bool("SHMEM_INFO") {
 		fmt.Fprintf(os.Stderr, "goshmem %s (OpenSHMEM %d.%d)\n", Version, SpecMajor, SpecMinor)
 	}
-	if conf.Bool("SHMEM_INFO") {
-		fmt.Fprintf(os.Stderr, "goshmem: %d PEs, symmetric heap %d bytes per PE, waits %s, barrier %s, radix %d\n",
-			npes, heapSize, map[bool]string{true: "yield+sleep", false: "spin"}[sleepWait], forceBarrier, collRadix)
+	if !conf.Bool("SHMEM_INFO") {
+		return
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE, waits %s\n", npes, heapSize,
+		map[bool]string{true: "yield then sleep (PEs share CPUs)", false: "spin"}[sleepWait])
+	for _, v := range settings.Table {
+		fmt.Fprintf(&b, "  %s=%s\n", v.Name, conf.String(v.Name))
+	}
+	if t, err := topology.Read(""); err == nil {
+		b.WriteString(topology.Summary(t))
+	}
+	m := topology.DefaultCostModel()
+	m.TreeRadix = collRadix
+	fmt.Fprintf(&b, "collective algorithms over all %d PEs (auto; SHMEM_*_ALGORITHM overrides):\n", npes)
+	b.WriteString(topology.ChoiceTable(places, m))
+	os.Stderr.WriteString(b.String())
 }

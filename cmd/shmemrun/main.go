@@ -21,6 +21,7 @@ import (
 
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/runtime/settings"
+	"github.com/goshmem/shmem/topology"
 )
 
 func main() {
@@ -28,10 +29,15 @@ func main() {
 }
 
 type options struct {
-	n         int
-	tagOutput bool
-	timeout   time.Duration
-	helpEnv   string
+	n              int
+	tagOutput      bool
+	timeout        time.Duration
+	mapBy, bindTo  string
+	cpuList        string
+	oversubscribe  bool
+	reportBindings bool
+	dryRun         bool
+	topoDir        string
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {
@@ -57,6 +63,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.n, "np", 0, "number of PEs (same as -n)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, "prefix every output line with [PE n]")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the job after this long (e.g. 30s), reporting where each PE waits")
+	fs.StringVar(&o.mapBy, "map-by", "", "assign PEs round-robin to `unit`s: core|hwthread|l3cache|numa|socket[:PE=n] (n CPUs per PE; default core)")
+	fs.StringVar(&o.bindTo, "bind-to", "", "pin each PE to its `unit`: none|hwthread|core|l3cache|numa|socket (default core when N <= cores, none otherwise)")
+	fs.StringVar(&o.cpuList, "cpu-list", "", "use only these `CPUs`, in this order, e.g. 0,2,4-7")
+	fs.BoolVar(&o.oversubscribe, "oversubscribe", false, "allow more PEs than binding units (waits then yield and sleep)")
+	fs.BoolVar(&o.reportBindings, "report-bindings", false, "print each PE's binding on stderr")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print the topology, the placement and the algorithm choices, and start nothing")
+	fs.StringVar(&o.topoDir, "topology", "", "read the machine from this captured sysfs `dir` (with --dry-run)")
 	helpEnv := fs.Bool("help-env", false, "list the environment variables")
 	helpEnvMD := fs.Bool("help-env-markdown", false, "list the environment variables as the README's Markdown table")
 	help := fs.Bool("help", false, "show this help")
@@ -78,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	rest := fs.Args()
-	if len(rest) == 0 {
+	if len(rest) == 0 && !o.dryRun {
 		fmt.Fprintln(stderr, "shmemrun: no program to run")
 		usage(fs, stderr)
 		return launch.StatusUsage
@@ -86,6 +99,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.n < 1 {
 		fmt.Fprintf(stderr, "shmemrun: -n %d: need at least 1 PE\n", o.n)
 		return launch.StatusUsage
+	}
+	if o.topoDir != "" && !o.dryRun {
+		fmt.Fprintf(stderr, "shmemrun: --topology %s describes another machine: use it with --dry-run\n", o.topoDir)
+		return launch.StatusUsage
+	}
+	topo, bindings, err := place(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+		return launch.StatusUsage
+	}
+	if o.dryRun {
+		fmt.Fprint(stdout, dryRun(topo, bindings))
+		return 0
+	}
+	if o.reportBindings {
+		fmt.Fprint(stderr, topology.ReportBindings(bindings))
 	}
 	prog, cleanup, err := resolve(rest[0], stderr)
 	if err != nil {
@@ -103,6 +132,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		TagOutput: o.tagOutput,
 		Timeout:   o.timeout,
 		Signals:   true,
+		Bindings:  bindings,
+		Topology:  topo,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "shmemrun: %v\n", err)

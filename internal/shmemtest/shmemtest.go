@@ -20,9 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/goshmem/shmem/runtime/launch"
+	"github.com/goshmem/shmem/topology"
 )
 
 // envTest names, in a PE, the test it runs.
@@ -35,7 +34,8 @@ type Options struct {
 	// Spin makes the PEs spin in waits instead of yielding and sleeping (their default in
 	// tests, which share the machine's CPUs with each other and with other packages).
 	Spin bool
-	// Bind pins PE i to CPU i mod NumCPU, one PE per core as shmemrun does by default.
+	// Bind places the PEs as shmemrun does by default (one per core while there are
+	// enough cores) and applies their NUMA policies.
 	Bind bool
 }
 
@@ -77,11 +77,15 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 		env = append(env, "GOSHMEM_WAIT=spin")
 	}
 	env = append(env, o.Env...)
-	var cpus []unix.CPUSet
+	var topo *topology.Topology
+	var bindings []topology.Binding
 	if o.Bind {
-		cpus = make([]unix.CPUSet, n)
-		for i := range cpus {
-			cpus[i].Set(i % runtime.NumCPU())
+		var err error
+		if topo, err = topology.Read(""); err != nil {
+			t.Fatal(err)
+		}
+		if bindings, err = topology.Place(topo, n, topology.Options{}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	args := []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String()}
@@ -90,7 +94,8 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 	}
 	var stdout, stderr bytes.Buffer
 	status, err := launch.Run(launch.Config{
-		CPUs:       cpus,
+		Bindings:   bindings,
+		Topology:   topo,
 		NPEs:       n,
 		Prog:       os.Args[0],
 		Args:       args,

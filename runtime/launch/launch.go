@@ -19,6 +19,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/goshmem/shmem/topology"
+
 	rt "github.com/goshmem/shmem/runtime"
 	"github.com/goshmem/shmem/runtime/settings"
 	"github.com/goshmem/shmem/runtime/shm"
@@ -36,14 +38,14 @@ type Config struct {
 	Log            io.Writer // the launcher's own messages; nil means Stderr
 	TagOutput      bool      // prefix every line with "[PE n] "
 
-	// CPUs[pe], when CPUs is non-nil and the set non-empty, is the CPU set PE pe starts
-	// pinned to. Places[pe] is its placement record for the control block.
-	CPUs   []unix.CPUSet
-	Places [][shm.PlaceSize]byte
-	// SharedCPUs: PEs share CPUs, so waits must yield and sleep.
+	// Bindings, from topology.Place, say where each PE runs: a bound PE starts pinned to
+	// its CPUs, and its segment goes on its NUMA node (Topology is the machine they were
+	// computed on). nil: every PE unbound, inheriting the launcher's affinity.
+	Bindings []topology.Binding
+	Topology *topology.Topology
+	// SharedCPUs: PEs share CPUs, so waits must yield and sleep. It is implied when the
+	// bindings oversubscribe their CPUs, or, unbound, when PEs outnumber the CPUs.
 	SharedCPUs bool
-	// Segments, when set, is called with the object before any PE starts (NUMA policy).
-	Segments func(o *shm.Object) error
 
 	Timeout time.Duration // 0: none
 	Grace   time.Duration // from SIGTERM to SIGKILL when ending PEs; 0 means 1s
@@ -114,8 +116,11 @@ func newJob(cfg Config) (*job, error) {
 	if cfg.Grace == 0 {
 		cfg.Grace = time.Second
 	}
-	if cfg.CPUs != nil && len(cfg.CPUs) != cfg.NPEs || cfg.Places != nil && len(cfg.Places) != cfg.NPEs {
-		return nil, fmt.Errorf("internal: %d PEs but %d CPU sets and %d places", cfg.NPEs, len(cfg.CPUs), len(cfg.Places))
+	if cfg.Bindings != nil && len(cfg.Bindings) != cfg.NPEs {
+		return nil, fmt.Errorf("internal: %d PEs but %d bindings", cfg.NPEs, len(cfg.Bindings))
+	}
+	if cfg.Bindings != nil && topology.Oversubscribed(cfg.Bindings) || cfg.Bindings == nil && cfg.NPEs > runtime.NumCPU() {
+		cfg.SharedCPUs = true
 	}
 	vals, err := settings.Parse(envLookup(cfg.Env))
 	if err != nil {
@@ -136,11 +141,15 @@ func newJob(cfg Config) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range cfg.Places {
-		o.Slot(i).Place = cfg.Places[i]
+	for i := range cfg.NPEs {
+		p := unplaced
+		if cfg.Bindings != nil {
+			p = topology.PlaceOf(cfg.Bindings[i])
+		}
+		o.Slot(i).Place = placeRecord(p)
 	}
-	if cfg.Segments != nil {
-		if err := cfg.Segments(o); err != nil {
+	if cfg.Bindings != nil && cfg.Topology != nil {
+		if err := applyNUMA(o, cfg.Topology, cfg.Bindings); err != nil {
 			o.Close()
 			return nil, err
 		}
@@ -201,6 +210,10 @@ func (j *job) start() error {
 }
 
 func (j *job) startAll(memfd *os.File) error {
+	inherited, err := topology.Affinity() // this thread's mask, for unbound PEs
+	if err != nil {
+		return fmt.Errorf("reading the launcher's CPU affinity: %w", err)
+	}
 	for n := range j.cfg.NPEs {
 		p := &pe{n: n, outDone: make(chan struct{})}
 		j.pes = append(j.pes, p)
@@ -220,10 +233,12 @@ func (j *job) startAll(memfd *os.File) error {
 			return err
 		}
 		cmd.Stdout, cmd.Stderr = outW, errW
-		if j.cfg.CPUs != nil && j.cfg.CPUs[n].Count() > 0 {
-			if err := unix.SchedSetaffinity(0, &j.cfg.CPUs[n]); err != nil {
-				return fmt.Errorf("pinning PE %d: %w", n, err)
-			}
+		mask := inherited
+		if j.cfg.Bindings != nil && j.cfg.Bindings[n].Bound {
+			mask = j.cfg.Bindings[n].CPUs
+		}
+		if err := topology.SetAffinity(mask); err != nil {
+			return fmt.Errorf("pinning PE %d to CPUs %v: %w", n, mask, err)
 		}
 		err = cmd.Start()
 		outW.Close()
