@@ -62,6 +62,6 @@ func TestReadmeTable(t *testing.T) {
 		t.Skip("no README")
 	}
 	if !strings.Contains(string(b), Markdown()) {
-		t.Errorf("README.md's environment table differs from settings.Markdown(); regenerate it with `go run ./cmd/shmemrun --help-env=markdown`")
+		t.Errorf("README.md's environment table differs from settings.Markdown(); regenerate it with `go run ./cmd/shmemrun --help-env-markdown`")
 	}
 }
