@@ -151,3 +151,28 @@ func unit[T Elem](i int) T {
 	}
 	return num[T](i%7 + 1)
 }
+
+// BenchmarkCombineOffset is int32 sum at 4 KiB with dst and src starting off a 64-byte
+// boundary: both by the same amount (the AVX-512 kernel's masked head realigns both),
+// by different amounts (only dst is realigned), and by an amount that misaligns the
+// elements themselves (nothing can be realigned).
+func BenchmarkCombineOffset(b *testing.B) {
+	const n = 1024
+	for _, o := range []struct {
+		name     string
+		dst, src int // byte offsets
+	}{{"0/0", 0, 0}, {"4/4", 4, 4}, {"4/0", 4, 0}, {"0/4", 0, 4}, {"1/1", 1, 1}} {
+		dbuf, sbuf := aligned[byte](4*n+64), aligned[byte](4*n+64)
+		d := unsafe.Slice((*int32)(unsafe.Pointer(&dbuf[o.dst])), n)
+		s := unsafe.Slice((*int32)(unsafe.Pointer(&sbuf[o.src])), n)
+		for _, p := range Paths() {
+			b.Run(o.name+"/"+p.String(), func(b *testing.B) {
+				defer Use(p)()
+				b.SetBytes(4 * n)
+				for b.Loop() {
+					Combine(Sum, d, s)
+				}
+			})
+		}
+	}
+}

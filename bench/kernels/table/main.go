@@ -194,8 +194,11 @@ func main() {
 			best = max(best, v)
 			line += fmt.Sprintf(" %.0f |", v)
 		}
-		gcc := c["strided"+parts[0]+" "+parts[1]+" "+parts[2]]
-		line += fmt.Sprintf(" %.0f | %.2f |", gcc, best/gl)
+		gcc := "–"
+		if v := c["strided"+parts[0]+" "+parts[1]+" "+parts[2]]; v > 0 {
+			gcc = fmt.Sprintf("%.0f", v)
+		}
+		line += fmt.Sprintf(" %s | %.2f |", gcc, best/gl)
 		fmt.Println(line)
 	}
 
