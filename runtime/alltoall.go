@@ -26,6 +26,10 @@ func AlltoallTeam(who string, t *Team, x AlltoallArgs) {
 }
 
 func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
+	if debug {
+		debugEnter(a, g, me, CollCall{Who: who, N: int64(x.N), Root: -1, Dst: x.Dst, Src: x.Src, Extra: int64(x.DstStride)<<32 | int64(x.SrcStride)})
+		defer debugLeave()
+	}
 	if g.Size == 1 {
 		x.block(me, me, g.PE(me))
 		return

@@ -26,6 +26,10 @@ func BroadcastTeam(who string, t *Team, x BcastArgs) {
 }
 
 func broadcast(who string, g Group, me int, a area, x BcastArgs) {
+	if debug {
+		debugEnter(a, g, me, CollCall{Who: who, N: int64(x.Bytes), Root: int64(x.Root), Dst: x.Dst, Src: x.Src})
+		defer debugLeave()
+	}
 	if me == x.Root && x.ToRoot && x.Dst != x.Src {
 		copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
 	}

@@ -30,6 +30,14 @@ func CollectTeam(who string, t *Team, x CollectArgs) {
 }
 
 func collect(who string, g Group, me int, a area, x CollectArgs) {
+	if debug {
+		n := int64(-1) // collect's counts may differ
+		if x.Fixed {
+			n = int64(x.Bytes)
+		}
+		debugEnter(a, g, me, CollCall{Who: who, N: n, Root: -1, Dst: x.Dst, Src: x.Src})
+		defer debugLeave()
+	}
 	if !x.Fixed {
 		collectLinear(who, g, me, a, x)
 		return

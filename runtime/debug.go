@@ -3,8 +3,11 @@ package rt
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/goshmem/shmem/runtime/shm"
 )
@@ -51,4 +54,193 @@ func debugHang(slot *shm.Slot) {
 	if atomic.CompareAndSwapInt64(&slot.WaitSince, since, 0) {
 		fmt.Fprintf(os.Stderr, "shmem: PE %d has waited %v in %s (word %d)\n", me, hangAfter, WaitName(atomic.LoadUint32(&slot.WaitOp)), atomic.LoadInt32(&slot.WaitArg))
 	}
+}
+
+// Cross-PE checks of collective calls (SHMEM_DEBUG=1). At entry every member publishes its
+// arguments in its slot, the members meet on two reserved words of the call's sync area,
+// and each compares its record with member 0's; a second meeting keeps member 0's record
+// until all have compared. A meeting that takes too long is diagnosed from the records:
+// which members are elsewhere, in which routine over which PEs.
+
+// CollCall is what a collective's arguments must agree on.
+type CollCall struct {
+	Who      string
+	N        int64 // -1: may differ between members (collect)
+	Root     int64
+	Dst, Src unsafe.Pointer
+	Extra    int64
+}
+
+// Words of a sync area reserved for the debug meetings.
+const (
+	wordDebugArrive  = 56
+	wordDebugRelease = 57
+)
+
+// debugMeetAfter bounds a debug meeting before it is diagnosed as a mismatch.
+var debugMeetAfter = 5 * time.Second
+
+// maxPlausible bounds what our protocols leave in a sync word before a call: a few
+// pending signals. Anything larger was not initialized to SyncValue.
+const maxPlausible = 1 << 20
+
+func heapOffset(p unsafe.Pointer) int64 {
+	if p == nil || !InHeap(p, 1) {
+		return -1
+	}
+	return int64(Offset(p))
+}
+
+// debugEnter runs the checks of one collective call over g (I am member me) on area a.
+func debugEnter(a area, g Group, me int, c CollCall) {
+	for i := range shm.SyncWords {
+		if v := atomic.LoadUint64(a.word(i)); v > maxPlausible {
+			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d: pSync[%d] = %d on entry: every pSync element must hold SyncValue (%d) before the first call, and no other call may be using it",
+				c.Who, MyPE(), i, int64(v), shm.SyncValue))
+		}
+	}
+	rec := &obj.Slot(MyPE()).Coll
+	publish(rec, g, c)
+	debugMeet(a, g, me, c)
+	if me != 0 {
+		var r0 shm.DebugRecord
+		readRecord(&obj.Slot(g.PE(0)).Coll, &r0)
+		var mine shm.DebugRecord
+		readRecord(rec, &mine)
+		if msg := recordDiff(c.Who, g.PE(0), &r0, MyPE(), &mine); msg != "" {
+			debugFail(msg)
+		}
+	}
+	debugMeet(a, g, me, c)
+}
+
+// debugLeave marks the end of the call in the record.
+func debugLeave() {
+	if debug {
+		atomic.StoreInt32(&obj.Slot(MyPE()).Coll.Active, 0)
+	}
+}
+
+func publish(rec *shm.DebugRecord, g Group, c CollCall) {
+	seq := atomic.AddUint64(&rec.Seq, 1) // odd: writing
+	clear(rec.Routine[:])
+	copy(rec.Routine[:], c.Who)
+	rec.Start, rec.Stride, rec.Size = int32(g.Start), int32(g.Stride), int32(g.Size)
+	rec.N, rec.Root, rec.Extra = c.N, c.Root, c.Extra
+	rec.Dst, rec.Src = heapOffset(c.Dst), heapOffset(c.Src)
+	atomic.StoreInt32(&rec.Active, 1)
+	atomic.StoreUint64(&rec.Seq, seq+1)
+}
+
+// readRecord copies a peer's record consistently (retrying while the owner writes it).
+func readRecord(rec *shm.DebugRecord, out *shm.DebugRecord) {
+	for {
+		s := atomic.LoadUint64(&rec.Seq)
+		if s%2 == 0 {
+			*out = *rec
+			if atomic.LoadUint64(&rec.Seq) == s {
+				return
+			}
+		}
+		shm.Pause()
+	}
+}
+
+// RecordString describes a record for reports.
+func RecordString(r *shm.DebugRecord) string {
+	name := string(r.Routine[:])
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	return fmt.Sprintf("%s over %s", name, Group{int(r.Start), int(r.Stride), int(r.Size)})
+}
+
+// String lists a group's PEs compactly: "PEs 0..7", "PEs 1,3,5".
+func (g Group) String() string {
+	if g.Stride == 1 {
+		return fmt.Sprintf("PEs %d..%d", g.Start, g.Start+g.Size-1)
+	}
+	pes := make([]string, g.Size)
+	for i := range pes {
+		pes[i] = strconv.Itoa(g.PE(i))
+	}
+	return "PEs " + strings.Join(pes, ",")
+}
+
+func recordDiff(who string, pe0 int, r0 *shm.DebugRecord, pe int, r *shm.DebugRecord) string {
+	diff := func(what string, a, b int64) string {
+		return fmt.Sprintf("%s: SHMEM_DEBUG: PEs passed different %s: PE %d passed %d, PE %d passed %d", who, what, pe0, a, pe, b)
+	}
+	switch {
+	case r0.Routine != r.Routine || r0.Start != r.Start || r0.Stride != r.Stride || r0.Size != r.Size:
+		return fmt.Sprintf("%s: SHMEM_DEBUG: PE %d is in %s, PE %d in %s", who, pe0, RecordString(r0), pe, RecordString(r))
+	case r0.N != r.N:
+		return diff("element counts", r0.N, r.N)
+	case r0.Root != r.Root:
+		return diff("roots", r0.Root, r.Root)
+	case r0.Extra != r.Extra:
+		return diff("strides or operations", r0.Extra, r.Extra)
+	case r0.Dst != r.Dst:
+		return diff("dst arrays (symmetric heap offsets)", r0.Dst, r.Dst)
+	case r0.Src != r.Src:
+		return diff("src arrays (symmetric heap offsets)", r0.Src, r.Src)
+	}
+	return ""
+}
+
+// debugMeet is a linear barrier on the reserved words, bounded by debugMeetAfter; past it
+// the members' records tell what went wrong.
+func debugMeet(a area, g Group, me int, c CollCall) {
+	deadline := time.Now().Add(debugMeetAfter)
+	await := func(word int, n uint64) {
+		w := a.word(word)
+		polls := 0
+		Await(WaitCollective, word, func() bool {
+			if atomic.LoadUint64(w) >= n {
+				return true
+			}
+			if polls++; polls%1024 == 0 && time.Now().After(deadline) {
+				debugFail(diagnose(g, c))
+			}
+			return false
+		})
+		atomic.AddUint64(w, -n)
+	}
+	if me != 0 {
+		a.signal(wordDebugArrive, g.PE(0), 1)
+		await(wordDebugRelease, 1)
+		return
+	}
+	await(wordDebugArrive, uint64(g.Size-1))
+	for j := 1; j < g.Size; j++ {
+		a.signal(wordDebugRelease, g.PE(j), 1)
+	}
+}
+
+// diagnose says, from the records, which members are not in this call.
+func diagnose(g Group, c CollCall) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: SHMEM_DEBUG: PE %d has waited %v for %s to enter; the members are elsewhere:", c.Who, MyPE(), debugMeetAfter, g)
+	var mine shm.DebugRecord
+	readRecord(&obj.Slot(MyPE()).Coll, &mine)
+	for i := range g.Size {
+		pe := g.PE(i)
+		var r shm.DebugRecord
+		readRecord(&obj.Slot(pe).Coll, &r)
+		switch {
+		case atomic.LoadUint32(&obj.Slot(pe).State) != shm.StateRunning:
+			fmt.Fprintf(&b, "\n  PE %d: not running (exited or finalized)", pe)
+		case r.Active == 0:
+			fmt.Fprintf(&b, "\n  PE %d: not in a collective", pe)
+		case r.Routine != mine.Routine || r.Start != mine.Start || r.Stride != mine.Stride || r.Size != mine.Size:
+			fmt.Fprintf(&b, "\n  PE %d: in %s", pe, RecordString(&r))
+		}
+	}
+	return b.String()
+}
+
+// debugFail reports a failed check and ends the job.
+func debugFail(msg string) {
+	fmt.Fprintln(os.Stderr, msg)
+	GlobalExit(1)
 }

@@ -30,6 +30,10 @@ func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync
 	reduce(who, op, g, me, area{pSync}, dst, src)
 }
 
+func reduceCall[T any](who string, op kernels.Op, dst, src []T) CollCall {
+	return CollCall{Who: who, N: int64(len(src)), Root: -1, Dst: unsafe.Pointer(unsafe.SliceData(dst)), Src: unsafe.Pointer(unsafe.SliceData(src)), Extra: int64(op)}
+}
+
 // ReduceTeam is the team reduction on the team's own sync words.
 func ReduceTeam[T kernels.Elem](who string, op kernels.Op, t *Team, dst, src []T) {
 	t.Check(who)
@@ -38,6 +42,10 @@ func ReduceTeam[T kernels.Elem](who string, op kernels.Op, t *Team, dst, src []T
 
 // reduce runs the reduction of src into dst over g (I am member me) on sync area a.
 func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	if debug {
+		debugEnter(a, g, me, reduceCall(who, op, dst, src))
+		defer debugLeave()
+	}
 	n := len(src)
 	if n == 0 {
 		return

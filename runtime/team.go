@@ -88,6 +88,10 @@ func BarrierAll() {
 // Barrier is the active-set barrier on the user's pSync.
 func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 	Quiet()
+	if debug {
+		debugEnter(area{pSync}, g, i, CollCall{Who: who, Root: -1})
+		defer debugLeave()
+	}
 	barrier(who, g, i, area{pSync})
 }
 

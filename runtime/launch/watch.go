@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -183,8 +185,32 @@ func (j *job) reportWaits() {
 			continue
 		}
 		since := time.Unix(0, atomic.LoadInt64(&s.WaitSince))
-		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): waiting in %s for %v\n", p.n, p.pid, rt.WaitName(op), now.Sub(since).Round(time.Millisecond))
+		where := rt.WaitName(op)
+		if j.obj.Header().Flags&shm.FlagDebug != 0 && atomic.LoadInt32(&s.Coll.Active) == 1 {
+			where = rt.RecordString(&s.Coll) + j.notArrived(&s.Coll)
+		}
+		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): waiting in %s for %v\n", p.n, p.pid, where, now.Sub(since).Round(time.Millisecond))
 	}
+}
+
+// notArrived lists the members of a collective's group that are not in it (SHMEM_DEBUG=1:
+// every PE describes the collective it is in).
+func (j *job) notArrived(r *shm.DebugRecord) string {
+	var missing []string
+	for i := range int(r.Size) {
+		pe := int(r.Start) + i*int(r.Stride)
+		if pe < 0 || pe >= len(j.pes) {
+			continue
+		}
+		q := &j.obj.Slot(pe).Coll
+		if j.pes[pe].exited || atomic.LoadInt32(&q.Active) == 0 || q.Routine != r.Routine || q.Start != r.Start || q.Stride != r.Stride || q.Size != r.Size {
+			missing = append(missing, strconv.Itoa(pe))
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return "; not arrived: PE " + strings.Join(missing, ", ")
 }
 
 func signame(s syscall.Signal) string {

@@ -93,8 +93,26 @@ type Slot struct {
 	_         [64 - 32]byte
 	// Place is the PE's placement record, written by the launcher before the PE starts.
 	Place [PlaceSize]byte
-	// Debug is the PE's area for cross-PE argument checks (SHMEM_DEBUG=1).
-	Debug [SlotSize - 128]byte
+	// Coll describes the collective the PE is in (SHMEM_DEBUG=1): peers compare their
+	// arguments with it, the launcher's hang report reads it.
+	Coll DebugRecord
+	_    [SlotSize - 128 - 112]byte
+}
+
+// DebugRecord is one collective call's arguments. Seq is a sequence lock: odd while the
+// owner writes the other fields, even when they are stable.
+type DebugRecord struct {
+	Seq     uint64
+	Routine [48]byte
+	Start   int32 // the group: world PEs Start + i*Stride, i < Size
+	Stride  int32
+	Size    int32
+	Active  int32 // 1 while the PE is inside the collective
+	N       int64 // element or byte count (-1: may differ between PEs)
+	Root    int64
+	Dst     int64 // heap offsets (-1: none)
+	Src     int64
+	Extra   int64 // strides or operation, per routine
 }
 
 // SegHeader is the first cache line of each segment: the PE's doorbell.
@@ -105,7 +123,7 @@ type SegHeader struct {
 }
 
 func init() {
-	if unsafe.Sizeof(Header{}) != 128 || unsafe.Sizeof(Slot{}) != SlotSize || unsafe.Sizeof(SegHeader{}) != 64 {
+	if unsafe.Sizeof(Header{}) != 128 || unsafe.Sizeof(Slot{}) != SlotSize || unsafe.Sizeof(SegHeader{}) != 64 || unsafe.Sizeof(DebugRecord{}) != 112 {
 		panic("shm: layout structs have the wrong size")
 	}
 	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedScratchOff || reservedEnd > ReservedSize {

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Built once per test binary: the launcher as its own process (signals go to it) and the
+// PE program of the reliability tests.
+var (
+	buildOnce             sync.Once
+	shmemrunBin, testprog string
+	buildErr              error
+)
+
+func binaries(t *testing.T) (string, string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "shmemrun-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		shmemrunBin, testprog = filepath.Join(dir, "shmemrun"), filepath.Join(dir, "testprog")
+		for _, b := range [][2]string{{shmemrunBin, "."}, {testprog, "../../internal/testprog"}} {
+			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
+				buildErr = err
+				t.Log(string(out))
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return shmemrunBin, testprog
+}
+
+// waitPIDs waits until n PEs have written their pids into dir.
+func waitPIDs(t *testing.T, dir string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var pids []int
+		for pe := range n {
+			b, err := os.ReadFile(filepath.Join(dir, "pe"+strconv.Itoa(pe)))
+			if err != nil {
+				break
+			}
+			p, err := strconv.Atoi(string(b))
+			if err != nil || p <= 0 { // never signal pid 0 or -1: that is a whole group
+				t.Fatalf("PE %d wrote pid %q", pe, b)
+			}
+			pids = append(pids, p)
+		}
+		if len(pids) == n {
+			return pids
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the PEs did not start")
+	return nil
+}
+
+// gone reports whether pid no longer runs (gone, or a zombie no one has reaped yet).
+func gone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+func allGone(t *testing.T, pids []int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for _, p := range pids {
+		for !gone(p) {
+			if time.Now().After(deadline) {
+				t.Fatalf("PE pid %d still runs %v after the job ended", p, within)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func shmFiles(t *testing.T) []string {
+	t.Helper()
+	es, _ := os.ReadDir("/dev/shm")
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// SIGTERM, SIGINT and SIGHUP sent to shmemrun reach every PE, and shmemrun exits with
+// 128+signal.
+func TestSignalsReachPEs(t *testing.T) {
+	run, prog := binaries(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, "notify")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pids := waitPIDs(t, dir, 3)
+			time.Sleep(100 * time.Millisecond) // the PEs are past their barrier, waiting
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if st := cmd.ProcessState.ExitCode(); st != 128+int(sig) {
+				t.Fatalf("shmemrun exit status %d, want %d\n%s", st, 128+int(sig), errb.String())
+			}
+			for pe := range 3 {
+				b, err := os.ReadFile(filepath.Join(dir, "sig"+strconv.Itoa(pe)))
+				if err != nil || !strings.Contains(string(b), strings.SplitN(sig.String(), " ", 2)[0]) {
+					t.Errorf("PE %d did not get %v (%q, %v)", pe, sig, b, err)
+				}
+			}
+			allGone(t, pids, 2*time.Second)
+		})
+	}
+}
+
+// A PE that ignores SIGINT keeps running after the first; the second kills the job at once.
+func TestSecondInterruptKills(t *testing.T) {
+	run, prog := binaries(t)
+	dir := t.TempDir()
+	cmd := exec.Command(run, "-n", "2", prog, "-pids", dir, "ignoreint")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := waitPIDs(t, dir, 2)
+	time.Sleep(100 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	if gone(pids[0]) {
+		t.Fatal("a PE that ignores SIGINT died on the first one")
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if d := time.Since(start); d > 900*time.Millisecond {
+		t.Errorf("the second SIGINT took %v to end the job (the grace period is 1s: it should not wait for it)", d)
+	}
+	if st := cmd.ProcessState.ExitCode(); st != 130 {
+		t.Fatalf("exit status %d, want 130", st)
+	}
+	allGone(t, pids, 2*time.Second)
+}
+
+// If shmemrun itself is killed, its PEs die with it (parent-death signal), and nothing is
+// left in /dev/shm (the heap is a memfd).
+func TestLauncherKilled(t *testing.T) {
+	run, prog := binaries(t)
+	before := shmFiles(t)
+	dir := t.TempDir()
+	cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, "barrier")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := waitPIDs(t, dir, 3)
+	cmd.Process.Kill()
+	cmd.Wait()
+	allGone(t, pids, 2*time.Second)
+	if after := shmFiles(t); len(after) != len(before) {
+		t.Fatalf("/dev/shm changed: %v -> %v", before, after)
+	}
+}
+
+// Killing a random PE in the middle of collectives, 50 times: every time shmemrun reports
+// the PE, exits 137 within 2 s, and leaves no process and nothing in /dev/shm behind.
+func TestKillRandomPE(t *testing.T) {
+	run, prog := binaries(t)
+	before := shmFiles(t)
+	rounds := 50
+	if testing.Short() {
+		rounds = 10
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for r := range rounds {
+		dir := t.TempDir()
+		n := 2 + rng.IntN(4)
+		cmd := exec.Command(run, "-n", strconv.Itoa(n), prog, "-pids", dir, "loop")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pids := waitPIDs(t, dir, n)
+		time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
+		victim := rng.IntN(n)
+		syscall.Kill(pids[victim], syscall.SIGKILL)
+		start := time.Now()
+		cmd.Wait()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("round %d: the job took %v to end after PE %d was killed", r, d, victim)
+		}
+		if st := cmd.ProcessState.ExitCode(); st != 137 || !strings.Contains(errb.String(), "PE "+strconv.Itoa(victim)+" (pid "+strconv.Itoa(pids[victim])+") killed by SIGKILL") {
+			t.Fatalf("round %d: status %d, stderr:\n%s", r, st, errb.String())
+		}
+		allGone(t, pids, 2*time.Second)
+	}
+	if after := shmFiles(t); len(after) != len(before) {
+		t.Fatalf("/dev/shm changed: %v -> %v", before, after)
+	}
+}
+
+// --timeout with SHMEM_DEBUG=1 says where each PE waits, in which collective, and which PEs
+// have not arrived.
+func TestTimeoutReport(t *testing.T) {
+	run, prog := binaries(t)
+	dir := t.TempDir()
+	cmd := exec.Command(run, "-n", "3", "--timeout", "1500ms", prog, "-pids", dir, "barrier")
+	cmd.Env = append(os.Environ(), "SHMEM_DEBUG=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Run()
+	out := errb.String()
+	if st := cmd.ProcessState.ExitCode(); st != 124 {
+		t.Fatalf("status %d, want 124\n%s", st, out)
+	}
+	for _, want := range []string{"--timeout 1.5s expired", "waiting in shmem.Barrier over PEs 0..2", "not arrived: PE 2", "PE 2 (pid "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A PE's last line arrives even without its newline, and before the report of its panic.
+func TestPartialLineNotLost(t *testing.T) {
+	_, prog := binaries(t)
+	var out, errb bytes.Buffer
+	st := run([]string{"-n", "2", "--tag-output", prog, "partial"}, &out, &errb)
+	if st == 0 || !strings.Contains(out.String(), "[PE 1] half a line from PE 1\n") || !strings.Contains(errb.String(), "panic: after a partial line") {
+		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out.String(), errb.String())
+	}
+}
+
+// Standard input goes to PE 0; the others read end-of-file at once.
+func TestStdinToPE0(t *testing.T) {
+	run, prog := binaries(t)
+	cmd := exec.Command(run, "-n", "3", prog, "stdin")
+	cmd.Stdin = strings.NewReader("alpha\nbeta\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"PE 0 read: alpha", "PE 0 read: beta", "PE 1 read 0 bytes", "PE 2 read 0 bytes"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
