@@ -27,7 +27,10 @@ func Align[T any](align uintptr, n int) ([]T, error) {
 
 func alloc[T any](who string, n int, align uintptr, zero bool) ([]T, error) {
 	size := checkAlloc[T](who, n)
-	p, err := rt.Malloc(who, size, max(align, unsafe.Alignof(*new(T))), zero)
+	if align == 0 {
+		align = unsafe.Alignof(*new(T))
+	}
+	p, err := rt.Malloc(who, size, align, zero)
 	if err != nil || p == nil {
 		return nil, err
 	}

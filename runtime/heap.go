@@ -117,12 +117,10 @@ func exhausted(who string, size uintptr) error {
 // PE has allocated (and zeroed) it. Exhaustion is an error on every PE alike.
 func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) {
 	Check(who)
-	if align < MinAlign {
-		align = MinAlign
-	}
 	if align&(align-1) != 0 {
 		panic(fmt.Sprintf("%s: alignment %d is not a power of two", who, align))
 	}
+	align = max(align, MinAlign)
 	debugAgree(who, "size", uint64(size))
 	var p unsafe.Pointer
 	var err error

@@ -16,6 +16,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,8 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 			t.Fatal(err)
 		}
 	}
-	args := []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String()}
+	args := []string{"-test.run=" + runPattern(t.Name()), "-test.count=1", "-test.v=true", "-test.timeout=" + o.Timeout.String(),
+		"-test.short=" + strconv.FormatBool(testing.Short())}
 	if _, ok := t.(*testing.B); ok {
 		args = []string{"-test.run=^$", "-test.bench=" + runPattern(t.Name()), "-test.benchtime=1x", "-test.count=1", "-test.timeout=" + o.Timeout.String()}
 	}
