@@ -96,27 +96,30 @@ func stridedCopy[T uint32 | uint64](k *stridedKernels, d *T, ds int, s *T, ss in
 }
 
 // stridedLoop is the Go strided copy (the generic path and every other stride), bounds
-// already checked.
+// already checked. Addresses are formed for accessed elements only (never one stride past
+// the end: checkptr rejects that, and so does the garbage collector's view of pointers).
 func stridedLoop[T uint32 | uint64](d *T, ds int, s *T, ss int, n int) {
 	var z T
 	sz := unsafe.Sizeof(z)
 	dp, sp := unsafe.Pointer(d), unsafe.Pointer(s)
 	dstep, sstep := uintptr(ds)*sz, uintptr(ss)*sz
-	for ; n >= 4; n -= 4 {
-		v0 := *(*T)(sp)
-		v1 := *(*T)(unsafe.Add(sp, sstep))
-		v2 := *(*T)(unsafe.Add(sp, 2*sstep))
-		v3 := *(*T)(unsafe.Add(sp, 3*sstep))
-		*(*T)(dp) = v0
-		*(*T)(unsafe.Add(dp, dstep)) = v1
-		*(*T)(unsafe.Add(dp, 2*dstep)) = v2
-		*(*T)(unsafe.Add(dp, 3*dstep)) = v3
-		sp = unsafe.Add(sp, 4*sstep)
-		dp = unsafe.Add(dp, 4*dstep)
+	var do, so uintptr // byte offsets of element i
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		v0 := *(*T)(unsafe.Add(sp, so))
+		v1 := *(*T)(unsafe.Add(sp, so+sstep))
+		v2 := *(*T)(unsafe.Add(sp, so+2*sstep))
+		v3 := *(*T)(unsafe.Add(sp, so+3*sstep))
+		*(*T)(unsafe.Add(dp, do)) = v0
+		*(*T)(unsafe.Add(dp, do+dstep)) = v1
+		*(*T)(unsafe.Add(dp, do+2*dstep)) = v2
+		*(*T)(unsafe.Add(dp, do+3*dstep)) = v3
+		so += 4 * sstep
+		do += 4 * dstep
 	}
-	for ; n > 0; n-- {
-		*(*T)(dp) = *(*T)(sp)
-		sp = unsafe.Add(sp, sstep)
-		dp = unsafe.Add(dp, dstep)
+	for ; i < n; i++ {
+		*(*T)(unsafe.Add(dp, do)) = *(*T)(unsafe.Add(sp, so))
+		so += sstep
+		do += dstep
 	}
 }
