@@ -16,7 +16,7 @@ type AlltoallArgs struct {
 
 // AlltoallSet is the active-set alltoall(s) on the user's pSync.
 func AlltoallSet(who string, g Group, me int, pSync unsafe.Pointer, x AlltoallArgs) {
-	alltoall(who, g, me, area{pSync}, x)
+	alltoall(who, g, me, area{p: pSync}, x)
 }
 
 // AlltoallTeam is the team alltoall(s).
@@ -35,7 +35,7 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 		return
 	}
 	if x.N == 0 {
-		barrier(who, g, me, a) // nothing moves, but the call still synchronizes
+		barrier(who, g, me, &a) // nothing moves, but the call still synchronizes
 		return
 	}
 	switch chooseAlltoall(g, x.N*int(x.Size)) {
@@ -61,7 +61,7 @@ func alltoallDirect(who string, g Group, me int, a area, x AlltoallArgs) {
 		x.block(me, j, g.PE(j))
 	}
 	Quiet()
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 }
 
 // alltoallPairwise sends to member me+s in step s and signals it; each member counts the

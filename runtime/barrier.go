@@ -5,9 +5,12 @@ package rt
 // so two alternating areas are enough for back-to-back calls.
 
 // barrier synchronizes group g (I am member i) on area a with the configured algorithm.
-func barrier(who string, g Group, i int, a area) {
+func barrier(who string, g Group, i int, a *area) {
 	if g.Size == 1 {
 		return
+	}
+	if a.epoch != 0 {
+		a.epoch++ // each barrier of a call has its own epoch
 	}
 	switch chooseBarrier(g) {
 	case AlgLinear:
@@ -22,15 +25,24 @@ func barrier(who string, g Group, i int, a area) {
 // barrierDissem is the dissemination barrier: in round r, member i signals member i+2^r
 // and waits for member i-2^r; after ceil(log2 n) rounds everyone has heard, transitively,
 // from everyone. All signals of a round travel at once, so 2 PEs need one one-way latency.
-func barrierDissem(who string, g Group, i int, a area) {
+//
+// On a team's own words (a.epoch set) a round is a store of the barrier's epoch and a wait
+// for it: each word has one writer, and nothing needs consuming. On a pSync the words count
+// up and are consumed, so pSync holds SyncValue again when the barrier returns.
+func barrierDissem(who string, g Group, i int, a *area) {
 	for r, d := 0, 1; d < g.Size; r, d = r+1, d*2 {
+		if a.epoch != 0 {
+			a.post(wordDissem+r, g.PE((i+d)%g.Size), a.epoch)
+			a.awaitEpoch(WaitBarrier, wordDissem+r, a.epoch)
+			continue
+		}
 		a.signal(wordDissem+r, g.PE((i+d)%g.Size), 1)
 		a.await(who, WaitBarrier, wordDissem+r, 1)
 	}
 }
 
 // barrierLinear gathers every member's arrival at member 0, which then releases them all.
-func barrierLinear(who string, g Group, i int, a area) {
+func barrierLinear(who string, g Group, i int, a *area) {
 	if i != 0 {
 		a.signal(wordArrive, g.PE(0), 1)
 		a.await(who, WaitBarrier, wordRelease, 1)
@@ -44,7 +56,7 @@ func barrierLinear(who string, g Group, i int, a area) {
 
 // barrierTree gathers arrivals up a k-ary tree rooted at member 0 (children of i are
 // k*i+1 .. k*i+k) and releases down it.
-func barrierTree(who string, g Group, i int, a area, k int) {
+func barrierTree(who string, g Group, i int, a *area, k int) {
 	first, last := treeChildren(i, g.Size, k)
 	if n := last - first; n > 0 {
 		a.await(who, WaitBarrier, wordArrive, uint64(n))

@@ -16,7 +16,7 @@ type BcastArgs struct {
 
 // BroadcastSet is the active-set broadcast on the user's pSync.
 func BroadcastSet(who string, g Group, me int, pSync unsafe.Pointer, x BcastArgs) {
-	broadcast(who, g, me, area{pSync}, x)
+	broadcast(who, g, me, area{p: pSync}, x)
 }
 
 // BroadcastTeam is the team broadcast.

@@ -20,7 +20,7 @@ type CollectArgs struct {
 
 // CollectSet is the active-set collect on the user's pSync.
 func CollectSet(who string, g Group, me int, pSync unsafe.Pointer, x CollectArgs) {
-	collect(who, g, me, area{pSync}, x)
+	collect(who, g, me, area{p: pSync}, x)
 }
 
 // CollectTeam is the team collect.
@@ -57,12 +57,12 @@ func collect(who string, g Group, me int, a area, x CollectArgs) {
 // fcollectLinear: after a barrier every member copies every member's block itself; a
 // second barrier keeps the sources until all have.
 func fcollectLinear(who string, g Group, me int, a area, x CollectArgs) {
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 	for k := range g.Size {
 		j := (me + k) % g.Size
 		copy(bytes(unsafe.Add(x.Dst, uintptr(j)*x.Bytes), x.Bytes), bytes(Remote(x.Src, g.PE(j)), x.Bytes))
 	}
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 }
 
 // fcollectRing passes blocks around the plan's ring: each member copies its own block,
@@ -92,7 +92,7 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 	mine := a.word(wordValue)
 	atomic.StoreUint64(mine, uint64(x.Bytes))
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 	var total uintptr
 	for j := range g.Size {
 		total += uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(mine), g.PE(j)))))
@@ -106,6 +106,6 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 		copy(bytes(unsafe.Add(x.Dst, off), nb), bytes(Remote(x.Src, g.PE(j)), nb))
 		off += nb
 	}
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 	atomic.StoreUint64(mine, 0) // pSync holds SyncValue again
 }

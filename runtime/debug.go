@@ -31,14 +31,21 @@ func debugAgree(who, what string, v uint64) {
 		return
 	}
 	vals := World.allgatherWord(who, v)
-	for pe, x := range vals {
-		if x != vals[0] {
-			msg := fmt.Sprintf("%s: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], pe, x)
-			if me == 0 || me == pe {
-				fmt.Fprintln(os.Stderr, msg)
-			}
-			GlobalExit(1)
-		}
+	bad := false
+	for _, x := range vals {
+		bad = bad || x != vals[0]
+	}
+	if !bad {
+		return
+	}
+	// Each PE that differs from PE 0 reports; the others wait for the job to end, so no
+	// report is cut short by a silent PE ending the job first.
+	if vals[me] != vals[0] {
+		debugFail(fmt.Sprintf("%s: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], me, vals[me]))
+	}
+	for {
+		checkJob()
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -94,6 +101,9 @@ func heapOffset(p unsafe.Pointer) int64 {
 // debugEnter runs the checks of one collective call over g (I am member me) on area a.
 func debugEnter(a area, g Group, me int, c CollCall) {
 	for i := range shm.SyncWords {
+		if a.epoch != 0 {
+			break // a team's own words: they hold epochs, not the user's initialization
+		}
 		if v := atomic.LoadUint64(a.word(i)); v > maxPlausible {
 			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d: pSync[%d] = %d on entry: every pSync element must hold SyncValue (%d) before the first call, and no other call may be using it",
 				c.Who, MyPE(), i, int64(v), shm.SyncValue))

@@ -57,7 +57,10 @@ func ActiveSet(who string, start, logStride, size int) (Group, int) {
 // receiver waits until its counter reaches the count it expects and subtracts it, so the
 // area returns to zero (SyncValue) when a collective is done, and a signal that arrives
 // early for the next call is kept, not lost.
-type area struct{ p unsafe.Pointer }
+type area struct {
+	p     unsafe.Pointer
+	epoch uint64 // team areas: the call's epoch (see barrierDissem); 0 on a pSync
+}
 
 // Words of a sync area.
 const (
@@ -78,6 +81,18 @@ func (a area) word(i int) *uint64 { return (*uint64)(unsafe.Add(a.p, i*8)) }
 func (a area) signal(i int, pe int, n uint64) {
 	atomic.AddUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), n)
 	NotifyAtomic(pe)
+}
+
+// post stores v into word i of the area on PE pe (epoch flags: one writer per word).
+func (a area) post(i int, pe int, v uint64) {
+	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
+	NotifyAtomic(pe)
+}
+
+// awaitEpoch waits until my word i holds at least e.
+func (a area) awaitEpoch(op uint32, i int, e uint64) {
+	w := a.word(i)
+	Await(op, i, func() bool { return atomic.LoadUint64(w) >= e })
 }
 
 // await waits until my word i holds at least n, then consumes n.

@@ -27,7 +27,7 @@ const (
 
 // ReduceSet is the active-set reduction on the user's pSync.
 func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync unsafe.Pointer, dst, src []T) {
-	reduce(who, op, g, me, area{pSync}, dst, src)
+	reduce(who, op, g, me, area{p: pSync}, dst, src)
 }
 
 func reduceCall[T any](who string, op kernels.Op, dst, src []T) CollCall {
@@ -98,9 +98,9 @@ func reduceLinear[T kernels.Elem](who string, op kernels.Op, g Group, me int, a 
 		out, buf = getScratch[T](len(dst))
 		defer putScratch(buf)
 	}
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 	combineAll(op, out, ins)
-	barrier(who, g, me, a)
+	barrier(who, g, me, &a)
 	if buf != nil {
 		copy(dst, out)
 	}

@@ -48,13 +48,14 @@ func teamsInit() {
 }
 
 func teamArea(slot, parity int) area {
-	return area{reserved(uintptr(shm.ReservedTeamsOffset + slot*shm.TeamAreaSize + parity*shm.SyncWords*8))}
+	return area{p: reserved(uintptr(shm.ReservedTeamsOffset + slot*shm.TeamAreaSize + parity*shm.SyncWords*8))}
 }
 
 // next is the sync area for the team's next collective.
 func (t *Team) next() area {
-	a := teamArea(t.Slot, int(t.seq&1))
 	t.seq++
+	a := teamArea(t.Slot, int(t.seq&1))
+	a.epoch = t.seq * 16 // room for 15 barriers in one call, increasing in each area
 	return a
 }
 
@@ -72,7 +73,8 @@ func (t *Team) Check(who string) {
 // Sync synchronizes the team's members (shmem_team_sync).
 func (t *Team) Sync(who string) {
 	t.Check(who)
-	barrier(who, t.G, t.Me, t.next())
+	a := t.next()
+	barrier(who, t.G, t.Me, &a)
 }
 
 // SyncAll synchronizes every PE (shmem_sync_all).
@@ -82,29 +84,30 @@ func SyncAll() { World.Sync("shmem.SyncAll") }
 func BarrierAll() {
 	Check("shmem.BarrierAll")
 	Quiet()
-	barrier("shmem.BarrierAll", World.G, World.Me, World.next())
+	a := World.next()
+	barrier("shmem.BarrierAll", World.G, World.Me, &a)
 }
 
 // Barrier is the active-set barrier on the user's pSync.
 func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 	Quiet()
 	if debug {
-		debugEnter(area{pSync}, g, i, CollCall{Who: who, Root: -1})
+		debugEnter(area{p: pSync}, g, i, CollCall{Who: who, Root: -1})
 		defer debugLeave()
 	}
-	barrier(who, g, i, area{pSync})
+	barrier(who, g, i, &area{p: pSync})
 }
 
 // allgatherWord gives every member of t the value each member passed, in team order.
 func (t *Team) allgatherWord(who string, v uint64) []uint64 {
 	a := t.next()
 	atomic.StoreUint64(a.word(wordValue), v)
-	barrier(who, t.G, t.Me, a)
+	barrier(who, t.G, t.Me, &a)
 	out := make([]uint64, t.G.Size)
 	for j := range out {
 		out[j] = atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(a.word(wordValue)), t.G.PE(j))))
 	}
-	barrier(who, t.G, t.Me, a) // nobody overwrites the word before everyone has read it
+	barrier(who, t.G, t.Me, &a) // nobody overwrites the word before everyone has read it
 	return out
 }
 
@@ -164,7 +167,8 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 		t = &Team{G: g, Me: i, Slot: slots[0], Config: cfg}
 		claim(t)
 	}
-	barrier(who, parent.G, parent.Me, parent.next()) // cleared before anyone signals into it
+	pa := parent.next()
+	barrier(who, parent.G, parent.Me, &pa) // cleared before anyone signals into it
 	return t, nil
 }
 
@@ -188,7 +192,8 @@ func (parent *Team) Split2D(who string, xrange int, xcfg, ycfg TeamConfig) (*Tea
 	yt := &Team{G: yg, Me: y, Slot: slots[1], Config: ycfg}
 	claim(xt)
 	claim(yt)
-	barrier(who, parent.G, parent.Me, parent.next())
+	pa := parent.next()
+	barrier(who, parent.G, parent.Me, &pa)
 	return xt, yt, nil
 }
 
@@ -198,7 +203,8 @@ func (t *Team) Destroy(who string) {
 	if t == World || t == Shared {
 		panic(who + ": the predefined teams cannot be destroyed")
 	}
-	barrier(who, t.G, t.Me, t.next())
+	a := t.next()
+	barrier(who, t.G, t.Me, &a)
 	t.destroyed = true
 	teamMu.Lock()
 	teamFree |= 1 << t.Slot

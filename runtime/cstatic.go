@@ -1,0 +1,36 @@
+package rt
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+)
+
+// ReserveStatic takes size bytes, rounded up to the page size, from the top of this PE's
+// symmetric heap for a C program's static data: the C ABI (package cabi) copies the
+// program's writable data segment there and maps those pages over the segment's own
+// address, so a static variable has a symmetric twin like any heap address (Remote works on
+// it, AMOs and waits on it see every PE's updates).
+//
+// Every PE calls it right after Init, before any allocation, with the same size (the same
+// program), so the region lies at the same offset in every segment. It returns the region's
+// address in this PE's mapping and the descriptor and file offset of its pages in the shared
+// object (page aligned), for mmap. The region is never handed out by Malloc nor taken by Free.
+func ReserveStatic(who string, size uintptr) (p unsafe.Pointer, fd int, off int64, err error) {
+	Check(who)
+	page := uintptr(os.Getpagesize())
+	size = (size + page - 1) &^ (page - 1)
+	debugAgree(who, "static data size", uint64(size))
+	heap.mu.Lock()
+	defer heap.mu.Unlock()
+	last := len(heap.free) - 1
+	if heap.inUse != 0 || last < 0 || heap.free[last].end != heapSize || heap.free[last].end-heap.free[last].off < size {
+		return nil, 0, 0, fmt.Errorf("%s: the program's static data (%d bytes) does not fit in the free symmetric heap (%d bytes per PE); set SHMEM_SYMMETRIC_SIZE to enlarge it", who, size, heapSize)
+	}
+	heap.free[last].end -= size
+	if heap.free[last].off == heap.free[last].end {
+		heap.free = heap.free[:last]
+	}
+	p = unsafe.Add(mySeg, int(heapOff+heapSize-size)) // still inside [heapLo, heapLo+heapSize): CheckSym passes
+	return p, obj.Fd, int64(uintptr(p) - uintptr(base)), nil
+}
