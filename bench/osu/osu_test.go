@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goshmem/shmem/runtime/launch"
+)
+
+// The smoke test: the whole suite at tiny sizes and counts, as 2 PEs through the launcher,
+// and its JSON lines parsed: every operation present, at the sizes asked for, with positive
+// finite times and the rates where FORMAT.md has them.
+func TestSuiteJSON(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "osu")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var stdout, stderr bytes.Buffer
+	st, err := launch.Run(launch.Config{NPEs: 2, Prog: bin, Args: []string{"-m", "1:16", "-i", "3", "-x", "1", "-f", "--json"},
+		Stdout: &stdout, Stderr: &stderr, Env: append(os.Environ(), "SHMEM_SYMMETRIC_SIZE=64M")})
+	if err != nil || st != 0 {
+		t.Fatalf("status %d %v\n%s", st, err, stderr.String())
+	}
+	seen := map[string][]int{}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var r struct {
+			Impl, Op, Unit           string
+			Size, Npes, Iters, Batch int
+			Us, UsMin, UsMax, UsAvg  float64
+			Mbps, Mops               float64
+		}
+		line := sc.Text()
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON: %q: %v", line, err)
+		}
+		var raw map[string]any
+		json.Unmarshal([]byte(line), &raw)
+		if r.Impl != "goshmem" || r.Npes != 2 || r.Iters != 3 || r.Us <= 0 || raw["us_min"] == nil {
+			t.Errorf("bad record %s", line)
+		}
+		if wantRate := strings.HasSuffix(r.Op, "_bw"); wantRate != (raw["mbps"] != nil) {
+			t.Errorf("%s: mbps presence wrong: %s", r.Op, line)
+		}
+		if wantRate := strings.HasPrefix(r.Op, "atomic_") || r.Op == "put_nbi_rate"; wantRate != (raw["mops"] != nil) {
+			t.Errorf("%s: mops presence wrong: %s", r.Op, line)
+		}
+		seen[r.Op] = append(seen[r.Op], r.Size)
+	}
+	for _, o := range ops {
+		sizes := seen[o.name]
+		switch {
+		case len(sizes) == 0:
+			t.Errorf("no rows for %s", o.name)
+		case o.fixed && len(sizes) != 1:
+			t.Errorf("%s: %d rows, want 1", o.name, len(sizes))
+		case !o.fixed && o.unit == "elems" && len(sizes) != 5: // 1, 2, 4, 8, 16
+			t.Errorf("%s: sizes %v, want 1..16", o.name, sizes)
+		}
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-o", "warp_drive"}, {"-m", "9:3"}, {"-i", "0"}, {"extra"}} {
+		if _, err := parseOptions(args); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}
