@@ -105,3 +105,16 @@ func mustAllocB[T any](n int) []T {
 	}
 	return s
 }
+
+// TestSome over 1024 ivars, none set: the cost of one scan.
+func BenchmarkTestSome1024(b *testing.B) {
+	shmembench.Run(b, 1, shmemtest.Options{Spin: true}, func() func(int) {
+		ivars := mustAllocB[int64](1024)
+		idx := make([]int, 1024)
+		return func(iters int) {
+			for range iters {
+				shmem.TestSome(ivars, idx, nil, shmem.CmpNE, 0)
+			}
+		}
+	})
+}
