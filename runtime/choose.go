@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goshmem/shmem/topology"
 )
@@ -70,7 +71,13 @@ func algInit() error {
 func auto(coll topology.Collective, g Group, nbytes int) Alg {
 	class := bits.Len(uint(max(nbytes, 1) - 1))
 	k := verdictKey{coll, g, class}
+	// A direct-mapped cache in front of the map: collectives ask on every call.
+	slot := &verdictCache[(uint(g.Start)*31+uint(g.Stride)*7+uint(g.Size)*131+uint(coll)*17+uint(class))%uint(len(verdictCache))]
+	if e := slot.Load(); e != nil && e.k == k {
+		return e.a
+	}
 	if a, ok := verdicts.Load(k); ok {
+		slot.Store(&verdictEntry{k, a.(Alg)})
 		return a.(Alg)
 	}
 	pes := make([]topology.PEPlace, g.Size)
@@ -99,6 +106,7 @@ func auto(coll topology.Collective, g Group, nbytes int) Alg {
 		}
 	}
 	verdicts.Store(k, a)
+	slot.Store(&verdictEntry{k, a})
 	return a
 }
 
@@ -117,6 +125,13 @@ type verdictKey struct {
 }
 
 var verdicts sync.Map // verdictKey -> Alg
+
+type verdictEntry struct {
+	k verdictKey
+	a Alg
+}
+
+var verdictCache [256]atomic.Pointer[verdictEntry]
 
 func chooseBarrier(g Group) Alg {
 	if forceBarrier != AlgAuto {
