@@ -108,16 +108,15 @@ func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op S
 	if op != SignalSet && op != SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
-	s := (*uint64)(rt.AMOTarget(who, unsafe.Pointer(sig), 8, pe))
+	rt.AMOTarget(who, unsafe.Pointer(sig), 8, pe)
 	put(who, dst, src, pe)
-	// The atomic is a release on arm64 and a locked instruction on amd64: the data's stores
-	// are visible before the signal is.
-	if op == SignalSet {
-		atomic.StoreUint64(s, signal)
-	} else {
-		atomic.AddUint64(s, signal)
+	// The signal's atomic is a release on arm64 and a locked instruction on amd64: the data's
+	// stores are visible before the signal is.
+	aop := rt.AMOSet
+	if op == SignalAdd {
+		aop = rt.AMOFetchAdd
 	}
-	rt.NotifyAtomic(pe)
+	rt.AMO(who, aop, 8, unsafe.Pointer(sig), signal, 0, pe)
 }
 
 // SignalFetch loads the local symmetric signal word atomically.

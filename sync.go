@@ -56,9 +56,11 @@ func compare[T Integer](a T, c Cmp, b T) bool {
 func load[T Sync](p *T) T {
 	switch unsafe.Sizeof(*p) {
 	case 8:
-		return from64[T](atomic.LoadUint64((*uint64)(unsafe.Pointer(p))))
+		v := atomic.LoadUint64((*uint64)(unsafe.Pointer(p)))
+		return *(*T)(unsafe.Pointer(&v))
 	case 4:
-		return from32[T](atomic.LoadUint32((*uint32)(unsafe.Pointer(p))))
+		v := atomic.LoadUint32((*uint32)(unsafe.Pointer(p)))
+		return *(*T)(unsafe.Pointer(&v))
 	}
 	return load16(p)
 }

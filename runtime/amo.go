@@ -6,8 +6,7 @@ import (
 )
 
 // AMOTarget checks an atomic's target (symmetric, naturally aligned, a valid PE) and returns
-// its address on PE pe. The atomic operation itself is a sync/atomic call on that address,
-// made by the typed layer; after it, NotifyAtomic(pe) wakes sleeping waiters.
+// its address on PE pe.
 func AMOTarget(who string, p unsafe.Pointer, size uintptr, pe int) unsafe.Pointer {
 	Check(who)
 	CheckPE(who, pe)

@@ -19,8 +19,7 @@ func Put(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
 	if n == 0 {
 		return
 	}
-	copy(bytes(Remote(dst, pe), n), bytes(src, n))
-	Notify(pe)
+	transports[pe].Put(dst, src, n, pe)
 }
 
 // Get copies n bytes from the symmetric src on PE pe to local dst.
@@ -31,7 +30,7 @@ func Get(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
 	if n == 0 {
 		return
 	}
-	copy(bytes(dst, n), bytes(Remote(src, pe), n))
+	transports[pe].Get(dst, src, n, pe)
 }
 
 // StridedSpan is the bytes that n elements of size at stride (in elements) cover.
@@ -65,8 +64,7 @@ func IPut(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 	if n == 0 {
 		return
 	}
-	StridedCopy(Remote(dst, pe), dstStride, src, srcStride, n, size)
-	Notify(pe)
+	transports[pe].PutStrided(dst, dstStride, src, srcStride, n, size, pe)
 }
 
 // IGet copies n elements from the symmetric src on PE pe (every srcStride-th) to local dst
@@ -79,5 +77,5 @@ func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 	if n == 0 {
 		return
 	}
-	StridedCopy(dst, dstStride, Remote(src, pe), srcStride, n, size)
+	transports[pe].GetStrided(dst, dstStride, src, srcStride, n, size, pe)
 }

@@ -79,6 +79,7 @@ func Init() error {
 	debugInit()
 	heapInit()
 	placesInit()
+	transportsInit()
 	slot := o.Slot(me)
 	atomic.StoreInt32(&slot.Pid, int32(os.Getpid()))
 	atomic.StoreUint32(&slot.State, shm.StateRunning)

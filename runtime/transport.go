@@ -1,0 +1,190 @@
+package rt
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Transport reaches the memory of one PE. Every PE of a job today shares this node's memory
+// and is reached through shmTransport; a PE on another node will be reached through a second
+// implementation wrapping an existing distributed engine (UCX's UCP through cgo, or MPI-3
+// RMA as OSHMPI does), picked per PE at Init — never a home-made network layer. Addresses
+// are this PE's symmetric addresses (or local buffers); the transport translates them.
+// Collectives work on the node's shared memory directly, below this seam.
+type Transport interface {
+	Put(dst, src unsafe.Pointer, n uintptr, pe int)
+	Get(dst, src unsafe.Pointer, n uintptr, pe int)
+	PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
+	GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
+	// AMO applies op to the size-byte word at p on pe (v the operand, cond the compare
+	// value of AMOCompareSwap) and returns the word's old value.
+	AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64
+	Quiet()
+	Fence()
+}
+
+// AMOOp is an atomic memory operation.
+type AMOOp uint8
+
+const (
+	AMOFetch AMOOp = iota
+	AMOSet
+	AMOSwap
+	AMOCompareSwap
+	AMOFetchAdd
+	AMOFetchAnd
+	AMOFetchOr
+	AMOFetchXor
+)
+
+// transports[pe] reaches PE pe.
+var transports []Transport
+
+func transportsInit() {
+	transports = make([]Transport, npes)
+	for pe := range transports {
+		transports[pe] = shmT
+	}
+}
+
+// shmTransport is the shared-memory transport: memmove and sync/atomic on the peer's
+// segment, then a doorbell for its sleeping waiters.
+type shmTransport struct{}
+
+var shmT = &shmTransport{}
+
+func (*shmTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
+	copy(bytes(Remote(dst, pe), n), bytes(src, n))
+	Notify(pe)
+}
+
+func (*shmTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
+	copy(bytes(dst, n), bytes(Remote(src, pe), n))
+}
+
+func (*shmTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
+	StridedCopy(Remote(dst, pe), dstStride, src, srcStride, n, size)
+	Notify(pe)
+}
+
+func (*shmTransport) GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
+	StridedCopy(dst, dstStride, Remote(src, pe), srcStride, n, size)
+}
+
+func (*shmTransport) Quiet() { Quiet() }
+func (*shmTransport) Fence() { Fence() }
+
+func (*shmTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
+	r := Remote(p, pe)
+	var old uint64
+	switch size {
+	case 8:
+		old = amo64((*uint64)(r), op, v, cond)
+	case 4:
+		old = uint64(amo32((*uint32)(r), op, uint32(v), uint32(cond)))
+	default: // 1- and 2-byte bitwise AMOs: compare-and-swap on the aligned 32-bit container
+		old = amoContainer(r, size, op, v)
+	}
+	if op != AMOFetch {
+		NotifyAtomic(pe)
+	}
+	return old
+}
+
+func amo64(p *uint64, op AMOOp, v, cond uint64) uint64 {
+	switch op {
+	case AMOFetch:
+		return atomic.LoadUint64(p)
+	case AMOSet:
+		atomic.StoreUint64(p, v)
+		return 0
+	case AMOSwap:
+		return atomic.SwapUint64(p, v)
+	case AMOCompareSwap:
+		for {
+			o := atomic.LoadUint64(p)
+			if o != cond || atomic.CompareAndSwapUint64(p, o, v) {
+				return o
+			}
+		}
+	case AMOFetchAdd:
+		return atomic.AddUint64(p, v) - v
+	case AMOFetchAnd:
+		return atomic.AndUint64(p, v)
+	case AMOFetchOr:
+		return atomic.OrUint64(p, v)
+	}
+	for { // AMOFetchXor
+		o := atomic.LoadUint64(p)
+		if atomic.CompareAndSwapUint64(p, o, o^v) {
+			return o
+		}
+	}
+}
+
+func amo32(p *uint32, op AMOOp, v, cond uint32) uint32 {
+	switch op {
+	case AMOFetch:
+		return atomic.LoadUint32(p)
+	case AMOSet:
+		atomic.StoreUint32(p, v)
+		return 0
+	case AMOSwap:
+		return atomic.SwapUint32(p, v)
+	case AMOCompareSwap:
+		for {
+			o := atomic.LoadUint32(p)
+			if o != cond || atomic.CompareAndSwapUint32(p, o, v) {
+				return o
+			}
+		}
+	case AMOFetchAdd:
+		return atomic.AddUint32(p, v) - v
+	case AMOFetchAnd:
+		return atomic.AndUint32(p, v)
+	case AMOFetchOr:
+		return atomic.OrUint32(p, v)
+	}
+	for { // AMOFetchXor
+		o := atomic.LoadUint32(p)
+		if atomic.CompareAndSwapUint32(p, o, o^v) {
+			return o
+		}
+	}
+}
+
+// amoContainer applies a bitwise op to the size-byte field at p inside its aligned 32-bit
+// word, leaving the neighbours intact, and returns the field's old value. Little-endian
+// (amd64, arm64): byte k of the word is bits 8k..8k+7.
+func amoContainer(p unsafe.Pointer, size uintptr, op AMOOp, v uint64) uint64 {
+	word := (*uint32)(unsafe.Pointer(uintptr(p) &^ 3))
+	shift := (uintptr(p) & 3) * 8
+	mask := uint32(uint64(1)<<(size*8)-1) << shift
+	for {
+		w := atomic.LoadUint32(word)
+		o := uint64((w & mask) >> shift)
+		var x uint64
+		switch op {
+		case AMOFetchAnd:
+			x = o & v
+		case AMOFetchOr:
+			x = o | v
+		case AMOFetchXor:
+			x = o ^ v
+		case AMOFetch:
+			return o
+		default:
+			panic("rt: AMO " + string(rune('0'+op)) + " on a 1- or 2-byte word")
+		}
+		if atomic.CompareAndSwapUint32(word, w, uint32(x)<<shift&mask|w&^mask) {
+			return o
+		}
+	}
+}
+
+// AMO is an atomic memory operation on the symmetric word p of PE pe, after the checks
+// (who names the routine).
+func AMO(who string, op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
+	AMOTarget(who, p, size, pe)
+	return transports[pe].AMO(op, size, p, v, cond, pe)
+}
