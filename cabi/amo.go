@@ -1,0 +1,101 @@
+package main
+
+// #include "cabi.h"
+import "C"
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Atomic memory operations by size: every C AMO type is 4 or 8 bytes (the spec's tables have
+// no 1- or 2-byte AMO types), and add, and, or, xor, swap, compare-and-swap, fetch and set
+// are the same machine operation for signed, unsigned and (fetch, set, swap) float types of
+// one size, so zshmem.c passes the value's bits and an operation code (GOSHMEM_AMO_*, cabi.h):
+// add, inc and fetch_inc are amoFetchAdd, the non-fetching bitwise forms their fetch forms.
+// Each is one sync/atomic operation on the peer's word, atomic against every other AMO.
+
+//export goshmem_amo32
+func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
+	defer catch(r)
+	who := name(r)
+	p := (*uint32)(rt.AMOTarget(who, symCheck(who, "dest", dest, 4), 4, int(pe)))
+	var old uint32
+	switch op {
+	case C.GOSHMEM_AMO_FETCH:
+		return atomic.LoadUint32(p)
+	case C.GOSHMEM_AMO_SET:
+		atomic.StoreUint32(p, value)
+	case C.GOSHMEM_AMO_SWAP:
+		old = atomic.SwapUint32(p, value)
+	case C.GOSHMEM_AMO_COMPARE_SWAP:
+		for {
+			old = atomic.LoadUint32(p)
+			if old != cond {
+				return old // nothing changed: nobody to wake
+			}
+			if atomic.CompareAndSwapUint32(p, old, value) {
+				break
+			}
+		}
+	case C.GOSHMEM_AMO_FETCH_ADD:
+		old = atomic.AddUint32(p, value) - value
+	case C.GOSHMEM_AMO_FETCH_AND:
+		old = atomic.AndUint32(p, value)
+	case C.GOSHMEM_AMO_FETCH_OR:
+		old = atomic.OrUint32(p, value)
+	case C.GOSHMEM_AMO_FETCH_XOR:
+		for old = atomic.LoadUint32(p); !atomic.CompareAndSwapUint32(p, old, old^value); old = atomic.LoadUint32(p) {
+		}
+	default:
+		badAMO(who, op)
+	}
+	rt.NotifyAtomic(int(pe))
+	return old
+}
+
+//export goshmem_amo64
+func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int32) uint64 {
+	defer catch(r)
+	who := name(r)
+	p := (*uint64)(rt.AMOTarget(who, symCheck(who, "dest", dest, 8), 8, int(pe)))
+	var old uint64
+	switch op {
+	case C.GOSHMEM_AMO_FETCH:
+		return atomic.LoadUint64(p)
+	case C.GOSHMEM_AMO_SET:
+		atomic.StoreUint64(p, value)
+	case C.GOSHMEM_AMO_SWAP:
+		old = atomic.SwapUint64(p, value)
+	case C.GOSHMEM_AMO_COMPARE_SWAP:
+		for {
+			old = atomic.LoadUint64(p)
+			if old != cond {
+				return old
+			}
+			if atomic.CompareAndSwapUint64(p, old, value) {
+				break
+			}
+		}
+	case C.GOSHMEM_AMO_FETCH_ADD:
+		old = atomic.AddUint64(p, value) - value
+	case C.GOSHMEM_AMO_FETCH_AND:
+		old = atomic.AndUint64(p, value)
+	case C.GOSHMEM_AMO_FETCH_OR:
+		old = atomic.OrUint64(p, value)
+	case C.GOSHMEM_AMO_FETCH_XOR:
+		for old = atomic.LoadUint64(p); !atomic.CompareAndSwapUint64(p, old, old^value); old = atomic.LoadUint64(p) {
+		}
+	default:
+		badAMO(who, op)
+	}
+	rt.NotifyAtomic(int(pe))
+	return old
+}
+
+func badAMO(who string, op int32) {
+	panic(fmt.Sprintf("%s: unknown atomic operation %d", who, op))
+}

@@ -1,0 +1,93 @@
+/* Reductions of long double, which has no Go type, in C. They synchronize as the engine's
+ * linear reduction does: a barrier (every member's source is ready), then each member reads
+ * every member's source through its address on that member (shmem_ptr's translation) and
+ * combines them in member order, ((s0 op s1) op s2) ..., then a barrier (no member changes
+ * its source before all have read it). In place (dest == source) the result is combined
+ * aside and copied into dest after the second barrier. The active-set form synchronizes on
+ * the caller's pSync, the team form on the team's own words, as the Go API's do. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "cabi.h"
+
+struct ld_group {
+	int r;               /* the calling routine */
+	int size;            /* members */
+	const int *pe;       /* their world PE numbers */
+	shmem_team_t team;   /* the team form's team, or ... */
+	int start, logstride; /* ... the active set and its pSync */
+	long *pSync;
+};
+
+static void ld_barrier(const struct ld_group *g)
+{
+	if (g->pSync)
+		goshmem_barrier(g->r, g->start, g->logstride, g->size, g->pSync);
+	else
+		goshmem_team_sync(g->r, (uintptr_t)g->team);
+}
+
+static void *ld_alloc(int r, size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fflush(NULL);
+		fprintf(stderr, "panic: routine %d: out of memory (%zu bytes) for a long double reduction\n", r, n);
+		exit(2);
+	}
+	return p;
+}
+
+static void ld_reduce(const struct ld_group *g, goshmem_ld_combiner op, long double *dest,
+		      const long double *source, size_t n)
+{
+	size_t bytes = n * sizeof(long double);
+	const long double **ins = ld_alloc(g->r, (size_t)g->size * sizeof *ins);
+	for (int j = 0; j < g->size; j++)
+		ins[j] = goshmem_peer(g->r, (void *)source, bytes, g->pe[j]);
+	long double *out = dest == source ? ld_alloc(g->r, bytes) : dest;
+	ld_barrier(g);
+	memcpy(out, ins[0], bytes);
+	for (int j = 1; j < g->size; j++)
+		op(out, ins[j], n);
+	ld_barrier(g);
+	if (out != dest) {
+		memcpy(dest, out, bytes);
+		free(out);
+	}
+	free(ins);
+}
+
+void goshmem_ld_to_all(int r, goshmem_ld_combiner op, long double *dest, const long double *source,
+		       int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk,
+		       long *pSync)
+{
+	goshmem_check_to_all(r, dest, (void *)source, nreduce, sizeof(long double), PE_start,
+			     logPE_stride, PE_size, pWrk, pSync);
+	if (nreduce == 0)
+		return;
+	int *pe = ld_alloc(r, (size_t)PE_size * sizeof *pe);
+	for (int j = 0; j < PE_size; j++)
+		pe[j] = PE_start + (j << logPE_stride);
+	struct ld_group g = {r, PE_size, pe, SHMEM_TEAM_INVALID, PE_start, logPE_stride, pSync};
+	ld_reduce(&g, op, dest, source, (size_t)nreduce);
+	free(pe);
+}
+
+int goshmem_ld_reduce(int r, goshmem_ld_combiner op, shmem_team_t team, long double *dest,
+		      const long double *source, size_t nreduce)
+{
+	int size = goshmem_check_reduce(r, (uintptr_t)team, dest, (void *)source, nreduce,
+					sizeof(long double));
+	if (nreduce == 0)
+		return 0;
+	int *pe = ld_alloc(r, (size_t)size * sizeof *pe);
+	for (int j = 0; j < size; j++)
+		pe[j] = shmem_team_translate_pe(team, j, SHMEM_TEAM_WORLD);
+	struct ld_group g = {r, size, pe, team, 0, 0, NULL};
+	ld_reduce(&g, op, dest, source, nreduce);
+	free(pe);
+	return 0;
+}

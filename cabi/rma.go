@@ -1,0 +1,111 @@
+package main
+
+import "C"
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Remote memory access in bytes: every typed and sized C form (shmem_int_put, shmem_put64,
+// shmem_putmem, their _nbi forms, p and g) scales its count by the element size and calls
+// one of these. On shared memory the non-blocking forms complete before returning too.
+
+//export goshmem_put
+func goshmem_put(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	rt.Put(who, symCheck(who, "dest", dest, nbytes), source, nbytes, int(pe))
+}
+
+//export goshmem_get
+func goshmem_get(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	rt.Get(who, dest, symCheck(who, "source", source, nbytes), nbytes, int(pe))
+}
+
+// goshmem_iput copies nelems elements of size bytes, source[i*sst] to dest[i*dst] on pe.
+//
+//export goshmem_iput
+func goshmem_iput(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	n := count(who, nelems)
+	rt.CheckStrided(who, int(dst), int(sst), n)
+	d := symCheck(who, "dest", dest, rt.StridedSpan(n, int(dst), size))
+	rt.IPut(who, d, source, int(dst), int(sst), n, size, int(pe))
+}
+
+//export goshmem_iget
+func goshmem_iget(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	n := count(who, nelems)
+	rt.CheckStrided(who, int(dst), int(sst), n)
+	s := symCheck(who, "source", source, rt.StridedSpan(n, int(sst), size))
+	rt.IGet(who, dest, s, int(dst), int(sst), n, size, int(pe))
+}
+
+// count converts a C element count, which the engine takes as an int.
+func count(who string, n uintptr) int {
+	if int(n) < 0 {
+		panic(fmt.Sprintf("%s: element count %d is too large", who, n))
+	}
+	return int(n)
+}
+
+// goshmem_put_signal puts nbytes, then updates the signal word *sig on pe (SHMEM_SIGNAL_SET
+// or SHMEM_SIGNAL_ADD) atomically, after the data: a PE that sees the signal sees the data.
+//
+//export goshmem_put_signal
+func goshmem_put_signal(r int32, dest, source unsafe.Pointer, nbytes uintptr, sig unsafe.Pointer, signal uint64, op, pe int32) {
+	defer catch(r)
+	who := name(r)
+	if shmem.SignalOp(op) != shmem.SignalSet && shmem.SignalOp(op) != shmem.SignalAdd {
+		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
+	}
+	s := (*uint64)(rt.AMOTarget(who, symCheck(who, "sig_addr", sig, 8), 8, int(pe)))
+	rt.Put(who, symCheck(who, "dest", dest, nbytes), source, nbytes, int(pe))
+	// Atomics are releases on arm64 and locked instructions on amd64: the data's stores are
+	// visible before the signal is.
+	if shmem.SignalOp(op) == shmem.SignalSet {
+		atomic.StoreUint64(s, signal)
+	} else {
+		atomic.AddUint64(s, signal)
+	}
+	rt.NotifyAtomic(int(pe))
+}
+
+//export goshmem_signal_fetch
+func goshmem_signal_fetch(r int32, sig unsafe.Pointer) uint64 {
+	defer catch(r)
+	who := name(r)
+	p := symCheck(who, "sig_addr", sig, 8)
+	rt.LocalTarget(who, "sig_addr", p, 8)
+	return atomic.LoadUint64((*uint64)(p))
+}
+
+//export goshmem_signal_wait_until
+func goshmem_signal_wait_until(r int32, sig unsafe.Pointer, cmp int32, value uint64) uint64 {
+	defer catch(r)
+	return shmem.SignalWaitUntil((*uint64)(symCheck(name(r), "sig_addr", sig, 8)), shmem.Cmp(cmp), value)
+}
+
+//export goshmem_quiet
+func goshmem_quiet(r int32) {
+	defer catch(r)
+	rt.Check(name(r))
+	rt.Quiet()
+}
+
+//export goshmem_fence
+func goshmem_fence(r int32) {
+	defer catch(r)
+	rt.Check(name(r))
+	rt.Fence()
+}

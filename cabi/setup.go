@@ -1,0 +1,151 @@
+package main
+
+// #include <stdio.h>
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
+
+// Setup, the symmetric heap and the queries.
+
+// goshmem_init is shmem_init, shmem_init_thread and start_pes: join the job, then make the
+// program's static data symmetric. A second call does nothing.
+//
+//export goshmem_init
+func goshmem_init(r int32) {
+	defer catch(r)
+	who := name(r)
+	if err := rt.Init(); err != nil {
+		panic(err)
+	}
+	initStatic(who)
+}
+
+//export goshmem_finalize
+func goshmem_finalize(r int32) {
+	defer catch(r)
+	rt.Finalize()
+}
+
+//export goshmem_check
+func goshmem_check(r int32) {
+	defer catch(r)
+	rt.Check(name(r))
+}
+
+//export goshmem_my_pe
+func goshmem_my_pe(r int32) int32 {
+	defer catch(r)
+	rt.Check(name(r))
+	return int32(rt.MyPE())
+}
+
+//export goshmem_n_pes
+func goshmem_n_pes(r int32) int32 {
+	defer catch(r)
+	rt.Check(name(r))
+	return int32(rt.NPEs())
+}
+
+//export goshmem_pe_accessible
+func goshmem_pe_accessible(r, pe int32) int32 {
+	defer catch(r)
+	rt.Check(name(r))
+	return b2i(pe >= 0 && int(pe) < rt.NPEs())
+}
+
+//export goshmem_addr_accessible
+func goshmem_addr_accessible(r int32, addr unsafe.Pointer, pe int32) int32 {
+	defer catch(r)
+	rt.Check(name(r))
+	return b2i(pe >= 0 && int(pe) < rt.NPEs() && rt.InHeap(sym(addr), 1))
+}
+
+// goshmem_ptr is shmem_ptr: PE pe's copy of the symmetric object at dest, or NULL if dest is
+// not symmetric or pe is not a PE of the job.
+//
+//export goshmem_ptr
+func goshmem_ptr(r int32, dest unsafe.Pointer, pe int32) unsafe.Pointer {
+	defer catch(r)
+	rt.Check(name(r))
+	q := sym(dest)
+	if pe < 0 || int(pe) >= rt.NPEs() || !rt.InHeap(q, 1) {
+		return nil
+	}
+	if int(pe) == rt.MyPE() {
+		return dest // a static variable's own address rather than its twin's: the same bytes
+	}
+	return rt.Remote(q, int(pe))
+}
+
+// goshmem_peer is PE pe's copy of the symmetric object [p, p+n), for the C code of the
+// library itself (the long double reductions): unlike shmem_ptr, bad input panics.
+//
+//export goshmem_peer
+func goshmem_peer(r int32, p unsafe.Pointer, n uintptr, pe int32) unsafe.Pointer {
+	defer catch(r)
+	who := name(r)
+	rt.Check(who)
+	rt.CheckPE(who, int(pe))
+	return rt.Remote(symCheck(who, "source", p, n), int(pe))
+}
+
+//export goshmem_global_exit
+func goshmem_global_exit(r, status int32) {
+	defer catch(r)
+	C.fflush(nil)
+	rt.GlobalExit(int(status))
+}
+
+// goshmem_malloc is shmem_malloc, shmem_align (align > 0) and shmem_malloc_with_hints. A
+// heap too small for the request returns NULL and says why on stderr.
+//
+//export goshmem_malloc
+func goshmem_malloc(r int32, size, align uintptr) unsafe.Pointer {
+	defer catch(r)
+	p, err := rt.Malloc(name(r), size, align, false)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	return p
+}
+
+//export goshmem_calloc
+func goshmem_calloc(r int32, count, size uintptr) unsafe.Pointer {
+	defer catch(r)
+	who := name(r)
+	if size != 0 && count > ^uintptr(0)/size {
+		rt.Check(who)
+		warn(fmt.Errorf("%s: %d elements of %d bytes overflow", who, count, size))
+		rt.BarrierAll() // the call is collective even when it fails
+		return nil
+	}
+	p, err := rt.Malloc(who, count*size, 0, true)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	return p
+}
+
+//export goshmem_realloc
+func goshmem_realloc(r int32, ptr unsafe.Pointer, size uintptr) unsafe.Pointer {
+	defer catch(r)
+	p, err := rt.Realloc(name(r), ptr, size)
+	if err != nil {
+		warn(err)
+		return nil
+	}
+	return p
+}
+
+//export goshmem_free
+func goshmem_free(r int32, ptr unsafe.Pointer) {
+	defer catch(r)
+	rt.Free(name(r), ptr)
+}
