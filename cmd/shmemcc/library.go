@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+)
+
+const module = "github.com/goshmem/shmem"
+
+// findRoot locates the goshmem source tree: $GOSHMEM_ROOT, else the tree this program was
+// built from (its source path is recorded in the binary unless built with -trimpath), else
+// the tree containing the current directory.
+func findRoot() (string, error) {
+	if r := os.Getenv("GOSHMEM_ROOT"); r != "" {
+		if !isRoot(r) {
+			return "", fmt.Errorf("GOSHMEM_ROOT=%s is not the goshmem source tree (no go.mod of %s with include/shmem.h)", r, module)
+		}
+		return r, nil
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if r := filepath.Dir(filepath.Dir(filepath.Dir(file))); isRoot(r) {
+			return r, nil
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			if isRoot(d) {
+				return d, nil
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	return "", errors.New("cannot find the goshmem source tree: set GOSHMEM_ROOT")
+}
+
+func isRoot(dir string) bool {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil || !bytes.HasPrefix(mod, []byte("module "+module+"\n")) {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(includeDir(dir), "shmem.h"))
+	return err == nil
+}
+
+func includeDir(root string) string { return filepath.Join(root, "include") }
+
+// goTool is the go command: $GOROOT/bin/go when GOROOT is set, else go from PATH.
+func goTool() string {
+	if g := os.Getenv("GOROOT"); g != "" {
+		return filepath.Join(g, "bin", "go")
+	}
+	return "go"
+}
+
+// libName is the library file of a build mode.
+func libName(archive bool) string {
+	if archive {
+		return "libgoshmem.a"
+	}
+	return "libgoshmem.so"
+}
+
+// library returns the directory holding libgoshmem built from root's current sources,
+// building it there first if it is not.
+func library(root string, archive bool, log io.Writer) (string, error) {
+	key, err := cacheKey(root, archive)
+	if err != nil {
+		return "", err
+	}
+	cache := os.Getenv("GOSHMEM_CACHE")
+	if cache == "" {
+		if cache, err = os.UserCacheDir(); err != nil {
+			return "", fmt.Errorf("no cache directory (%v): set GOSHMEM_CACHE", err)
+		}
+		cache = filepath.Join(cache, "goshmem")
+	}
+	dir := filepath.Join(cache, "lib-"+key)
+	lib := filepath.Join(dir, libName(archive))
+	if _, err := os.Stat(lib); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// One build at a time per key: concurrent shmemcc runs wait for the first.
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(lib); err == nil {
+		return dir, nil
+	}
+	mode := "c-shared"
+	if archive {
+		mode = "c-archive"
+	}
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	fmt.Fprintf(log, "shmemcc: building %s (go build -buildmode=%s ./cabi) into %s\n", libName(archive), mode, dir)
+	cmd := exec.Command(goTool(), "build", "-buildmode="+mode, "-o", filepath.Join(tmp, libName(archive)), "./cabi")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("building libgoshmem in %s: %v", root, err)
+	}
+	if err := os.Rename(filepath.Join(tmp, libName(archive)), lib); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// cacheKey identifies a build: the build mode, the Go toolchain and its C settings, and the
+// contents of every file of root that can go into the library (sources of the packages,
+// headers, go.mod and go.sum; not tests, tools, generators or benchmarks).
+func cacheKey(root string, archive bool) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "mode %s\n", libName(archive))
+	env, err := exec.Command(goTool(), "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s env: %v", goTool(), err)
+	}
+	h.Write(env)
+	skip := map[string]bool{".git": true, "gen": true, "bench": true, "examples": true, "cmd": true, "testdata": true}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (skip[name] || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, "_test.go") || !source(name) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		fmt.Fprintf(h, "%s %d\n", rel, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func source(name string) bool {
+	switch filepath.Ext(name) {
+	case ".go", ".c", ".h", ".s":
+		return true
+	}
+	return name == "go.mod" || name == "go.sum"
+}
