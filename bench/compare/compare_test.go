@@ -144,7 +144,7 @@ func TestBuildRows(t *testing.T) {
 }
 
 func TestLimitForMorePEs(t *testing.T) {
-	l := limits{copyUS: map[int64]float64{8 * 4 * 7: 2}, lineRoundT: 1}
+	l := limits{copyUS: map[int64]float64{8 * 4 * 7: 2}, roundTrip: 1, roundTripW: "line RT"}
 	if got := l.limitFor("alltoall64", 4, 8); got.US != 2 {
 		t.Errorf("alltoall64 of 4 elements at 8 PEs: limit %v, want the copy of 4×8×7 bytes", got)
 	}
@@ -156,6 +156,32 @@ func TestLimitForMorePEs(t *testing.T) {
 	}
 	if got := l.limitFor("put", 16, 2); got.US != 0 {
 		t.Errorf("put of an unmeasured size has limit %v", got)
+	}
+}
+
+func TestLimitsTakeTheFasterRoundTrip(t *testing.T) {
+	us := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		counter, flag float64
+		want          float64
+		what          string
+	}{
+		{0.5, 0.3, 0.3, "flag RT"},
+		{0.2, 0.3, 0.2, "line RT"},
+		{0.4, 0, 0.4, "line RT"},
+	} {
+		recs := []Record{{Impl: implLimit, Op: "cacheline_pingpong", Size: 8, Unit: "B", NPEs: 2, US: us(tc.counter)}}
+		if tc.flag > 0 {
+			recs = append(recs, Record{Impl: implLimit, Op: "flag_pingpong", Size: 8, Unit: "B", NPEs: 2, US: us(tc.flag)})
+		}
+		l := limitsFrom(Summarize(recs))
+		got := l.limitFor("pingpong", 8, 2)
+		if got.US != tc.want || got.What != tc.what {
+			t.Errorf("counter %v, flag %v: pingpong limit %+v, want %v %q", tc.counter, tc.flag, got, tc.want, tc.what)
+		}
+		if b := l.limitFor("barrier", 0, 2); b.US != tc.want/2 || b.What != "1/2 "+tc.what {
+			t.Errorf("counter %v, flag %v: barrier limit %+v", tc.counter, tc.flag, b)
+		}
 	}
 }
 
@@ -255,7 +281,7 @@ func TestRenderSVG(t *testing.T) {
 	wantLines := map[string][]string{
 		"panel-rma":         {"goshmem/put/2", "oshmem/put/2", "goshmem/put_bw/1", "oshmem/put_bw/1", "limit/copy/2"},
 		"panel-atomics":     {"goshmem/atomic_fetch_add/1", "oshmem/atomic_fetch_add/1"},
-		"panel-sync":        {"goshmem/barrier/1", "oshmem/barrier/1", "goshmem/test_some/1", "limit/cacheline_pingpong/2"},
+		"panel-sync":        {"goshmem/barrier/1", "oshmem/barrier/1", "goshmem/test_some/1", "limit/round_trip/2"},
 		"panel-collectives": {"goshmem/reduce_int_sum/1", "oshmem/reduce_int_sum/1"},
 		"panel-alltoall":    {"oshmem/alltoall64/1"},
 	}

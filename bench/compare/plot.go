@@ -16,7 +16,7 @@ const (
 	panelW, panelH   = 640, 400
 	panelCols        = 2
 	plotLeft         = 64  // room for the y labels
-	plotRight        = 210 // room for the legend
+	plotRight        = 180 // room for the legend
 	plotTop          = 34
 	plotBottom       = 44
 	titleH           = 40
@@ -36,7 +36,7 @@ type series struct {
 	impl, op, label string
 	color           string
 	pts             []point
-	hline           bool // a constant drawn across the whole panel (pts: its two ends)
+	hline           bool // a constant drawn across the whole panel (pts: two of its value)
 }
 
 // writeMarker draws a point: filled for goshmem, hollow for OSHMEM, so that single points
@@ -77,7 +77,7 @@ func panelSeries(sums map[Key]Summary, family string) []series {
 				continue
 			}
 			slices.SortFunc(pts, func(a, b point) int { return cmp.Compare(a.x, b.x) })
-			out = append(out, series{impl: impl, op: op, label: op + " (" + impl + ")",
+			out = append(out, series{impl: impl, op: op, label: op,
 				color: palette[i%len(palette)], pts: pts})
 		}
 	}
@@ -94,16 +94,10 @@ func panelSeries(sums map[Key]Summary, family string) []series {
 			out = append(out, series{impl: implLimit, op: "copy", label: "copy() limit", color: "#444444", pts: pts})
 		}
 	case "sync":
-		s, ok := sums[Key{implLimit, "cacheline_pingpong", 8}]
-		if ok && s.N > 0 && len(out) > 0 {
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, sr := range out {
-				for _, p := range sr.pts {
-					lo, hi = math.Min(lo, p.x), math.Max(hi, p.x)
-				}
-			}
-			out = append(out, series{impl: implLimit, op: "cacheline_pingpong", label: "cache-line RT limit",
-				color: "#444444", pts: []point{{lo, s.US}, {hi, s.US}}, hline: true})
+		lim := limitsFrom(sums)
+		if lim.roundTrip > 0 && len(out) > 0 {
+			out = append(out, series{impl: implLimit, op: "round_trip", label: "cache-line RT limit",
+				color: "#444444", pts: []point{{0, lim.roundTrip}, {0, lim.roundTrip}}, hline: true})
 		}
 	}
 	return out
@@ -168,7 +162,10 @@ func writePanel(b *bytes.Buffer, family string, ss []series, x0, y0 int) {
 	var xs, ys []float64
 	for _, s := range ss {
 		for _, p := range s.pts {
-			xs, ys = append(xs, p.x), append(ys, p.y)
+			if !s.hline { // a constant spans whatever the other series span
+				xs = append(xs, p.x)
+			}
+			ys = append(ys, p.y)
 		}
 	}
 	xlo, xhi := decades(xs)
@@ -202,7 +199,7 @@ func writePanel(b *bytes.Buffer, family string, ss []series, x0, y0 int) {
 	}
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">size (bytes or elements per PE)</text>`+"\n", plotLeft+pw/2, panelH-8)
 	fmt.Fprintf(b, `<text transform="translate(14,%d) rotate(-90)" text-anchor="middle">latency (µs)</text>`+"\n", plotTop+ph/2)
-	for i, s := range ss {
+	for _, s := range ss {
 		var pts strings.Builder
 		for j, p := range s.pts {
 			if j > 0 {
@@ -226,13 +223,54 @@ func writePanel(b *bytes.Buffer, family string, ss []series, x0, y0 int) {
 			}
 			b.WriteString("\n")
 		}
-		ly := plotTop + 8 + i*legendLineHeight
-		lx := plotLeft + pw + 10
-		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.6"%s/>`, lx, ly, lx+22, ly, s.color, dash)
-		if s.impl != implLimit {
-			writeMarker(b, s.impl, float64(lx+11), float64(ly), s.color)
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="10">%s</text>`+"\n", lx+27, ly+4, html.EscapeString(s.label))
 	}
+	writeLegend(b, ss, plotLeft+pw+10)
 	b.WriteString("</g>\n")
+}
+
+// writeLegend names each operation once by its color, then the line styles: goshmem solid
+// with filled points, OSHMEM dashed with hollow ones, and the limits.
+func writeLegend(b *bytes.Buffer, ss []series, lx int) {
+	type entry struct {
+		impl, label, color string
+	}
+	var entries []entry
+	seen := map[string]bool{}
+	impls := map[string]bool{}
+	for _, s := range ss {
+		if s.impl == implLimit {
+			continue
+		}
+		impls[s.impl] = true
+		if !seen[s.op] {
+			seen[s.op] = true
+			entries = append(entries, entry{"", s.op, s.color})
+		}
+	}
+	for _, impl := range []string{implGoshmem, implOSHMEM} {
+		if impls[impl] {
+			entries = append(entries, entry{impl, map[string]string{implGoshmem: "goshmem", implOSHMEM: "OSHMEM"}[impl], "#000000"})
+		}
+	}
+	for _, s := range ss {
+		if s.impl == implLimit {
+			entries = append(entries, entry{implLimit, s.label, s.color})
+		}
+	}
+	for i, e := range entries {
+		ly := plotTop + 8 + i*legendLineHeight
+		if e.impl == "" { // an operation: its color
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="22" height="6" fill="%s"/>`, lx, ly-3, e.color)
+		} else {
+			dash := ""
+			if d := dashes[e.impl]; d != "" {
+				dash = fmt.Sprintf(` stroke-dasharray="%s"`, d)
+			}
+			fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="1.6"%s/>`, lx, ly, lx+22, ly, e.color, dash)
+			if e.impl != implLimit {
+				writeMarker(b, e.impl, float64(lx+11), float64(ly), e.color)
+			}
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="10">%s</text>`+"\n", lx+27, ly+4, html.EscapeString(e.label))
+	}
 }

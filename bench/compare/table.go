@@ -64,20 +64,24 @@ func (r Row) OfLimit(c Cell) (frac float64, ok bool) {
 // limits holds the medians of the limit records.
 type limits struct {
 	copyUS     map[int64]float64 // copy() µs by bytes
-	lineRoundT float64           // cache-line round trip µs; 0 if not measured
+	roundTrip  float64           // the faster of the two cache-line round trips, µs; 0 if neither was measured
+	roundTripW string            // which: "line RT" (counter) or "flag RT" (two flags)
 }
+
+// roundTripOps are the limit records of a cache-line round trip and their short names.
+var roundTripOps = []struct{ op, what string }{{"cacheline_pingpong", "line RT"}, {"flag_pingpong", "flag RT"}}
 
 func limitsFrom(sums map[Key]Summary) limits {
 	l := limits{copyUS: map[int64]float64{}}
 	for k, s := range sums {
-		if k.Impl != implLimit || s.N == 0 {
-			continue
-		}
-		switch k.Op {
-		case "copy":
+		if k.Impl == implLimit && k.Op == "copy" && s.N > 0 {
 			l.copyUS[k.Size] = s.US
-		case "cacheline_pingpong":
-			l.lineRoundT = s.US
+		}
+	}
+	for _, rt := range roundTripOps {
+		s, ok := sums[Key{implLimit, rt.op, 8}]
+		if ok && s.N > 0 && (l.roundTrip == 0 || s.US < l.roundTrip) {
+			l.roundTrip, l.roundTripW = s.US, rt.what
 		}
 	}
 	return l
@@ -96,10 +100,10 @@ func (l limits) limitFor(op string, size int64, npes int) Limit {
 		return Limit{US: us * float64(times), What: what}
 	}
 	line := func(times float64, what string) Limit {
-		if l.lineRoundT == 0 {
+		if l.roundTrip == 0 {
 			return Limit{}
 		}
-		return Limit{US: l.lineRoundT * times, What: what}
+		return Limit{US: l.roundTrip * times, What: what}
 	}
 	others := int64(max(npes-1, 1))
 	switch op {
@@ -108,10 +112,10 @@ func (l limits) limitFor(op string, size int64, npes int) Limit {
 	case "put_bw", "get_bw":
 		return copyOf(size, window, "64 copy")
 	case "pingpong", "test_some", "wait_until_some":
-		return line(1, "line RT")
+		return line(1, l.roundTripW)
 	case "barrier":
 		rounds := bits.Len(uint(max(npes-1, 1))) // ceil(log2 npes) rounds of one-way transfers
-		return line(float64(rounds)/2, fmt.Sprintf("%d/2 line RT", rounds))
+		return line(float64(rounds)/2, fmt.Sprintf("%d/2 %s", rounds, l.roundTripW))
 	case "broadcast64":
 		return copyOf(8*size, 1, "copy")
 	case "collect64", "fcollect64", "alltoall64":

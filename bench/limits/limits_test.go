@@ -66,7 +66,7 @@ func TestRunJSON(t *testing.T) {
 	}
 	if _, _, err := chooseCPUs(-1, -1); err != nil {
 		t.Logf("no two CPUs (%v): copy only", err)
-		o.pingpong = false
+		o.pingpong, o.flagPingpong = false, false
 	}
 	var out, errOut bytes.Buffer
 	if err := run(o, &out, &errOut); err != nil {
@@ -74,8 +74,10 @@ func TestRunJSON(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	wantLines := 15 // 8 B .. 128 KiB
+	pingOps := []string{}
 	if o.pingpong {
-		wantLines++
+		pingOps = append(pingOps, "cacheline_pingpong", "flag_pingpong")
+		wantLines += 2
 	}
 	if len(lines) != wantLines {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), wantLines, out.String())
@@ -107,8 +109,8 @@ func TestRunJSON(t *testing.T) {
 			if r["batch"] != wantBatch {
 				t.Errorf("line %d: batch %v, want %v", i, r["batch"], wantBatch)
 			}
-		} else if r["op"] != "cacheline_pingpong" || r["npes"] != 2.0 || r["batch"] != float64(pingBatch) {
-			t.Errorf("line %d: want the ping-pong: %s", i, line)
+		} else if r["op"] != pingOps[i-15] || r["npes"] != 2.0 || r["batch"] != float64(pingBatch) {
+			t.Errorf("line %d: want %s: %s", i, pingOps[i-15], line)
 		}
 	}
 }

@@ -1,9 +1,10 @@
 // Command limits measures what this machine allows at best, so that bench/compare can say
 // how far each benchmark result is from it: copy() bandwidth within one core at each size,
-// and the round trip of a cache line bounced between two cores. It uses plain Go (no
+// and the round trip of a cache line bounced between two cores (an atomic counter, and a
+// pair of one-writer flags). It uses plain Go (no
 // goshmem) and writes the result format of bench/FORMAT.md with impl "limit".
 //
-//	go run ./bench/limits [-m MIN:MAX] [-i N] [-x N] [-o copy,cacheline_pingpong] [--cpus A,B] [--json]
+//	go run ./bench/limits [-m MIN:MAX] [-i N] [-x N] [-o copy,cacheline_pingpong,flag_pingpong] [--cpus A,B] [--json]
 package main
 
 import (
@@ -32,13 +33,14 @@ func main() {
 
 // options are the parsed command line.
 type options struct {
-	sizes      []int // copy sizes in bytes
-	iters      int   // timed samples; 0: the default of each measurement
-	warmup     int   // warm-up samples; -1: the default of each measurement
-	json       bool
-	copy       bool
-	pingpong   bool
-	cpuA, cpuB int // the two CPUs of the ping-pong; -1: the first two the process may use
+	sizes        []int // copy sizes in bytes
+	iters        int   // timed samples; 0: the default of each measurement
+	warmup       int   // warm-up samples; -1: the default of each measurement
+	json         bool
+	copy         bool
+	pingpong     bool // cacheline_pingpong
+	flagPingpong bool // flag_pingpong
+	cpuA, cpuB   int  // the two CPUs of the ping-pong; -1: the first two the process may use
 }
 
 const (
@@ -53,7 +55,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	iters := fs.Int("i", 0, "timed samples per size (default: per measurement)")
 	warmup := fs.Int("x", -1, "warm-up samples per size (default: per measurement)")
 	jsonOut := fs.Bool("json", false, "JSON lines on stdout (bench/FORMAT.md) instead of the table")
-	ops := fs.String("o", "copy,cacheline_pingpong", "comma-separated measurements")
+	ops := fs.String("o", "copy,cacheline_pingpong,flag_pingpong", "comma-separated measurements")
 	cpus := fs.String("cpus", "", "the two CPUs `A,B` of the ping-pong (default: the first two allowed)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -81,8 +83,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			o.copy = true
 		case "cacheline_pingpong":
 			o.pingpong = true
+		case "flag_pingpong":
+			o.flagPingpong = true
 		default:
-			return o, fmt.Errorf("-o: unknown measurement %q (have copy, cacheline_pingpong)", name)
+			return o, fmt.Errorf("-o: unknown measurement %q (have copy, cacheline_pingpong, flag_pingpong)", name)
 		}
 	}
 	if *cpus != "" {

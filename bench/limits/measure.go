@@ -36,7 +36,7 @@ const (
 
 func run(o options, stdout, stderr io.Writer) error {
 	cpuA, cpuB, err := chooseCPUs(o.cpuA, o.cpuB)
-	if err != nil && (o.pingpong || cpuA < 0) {
+	if err != nil && (o.pingpong || o.flagPingpong || cpuA < 0) {
 		return err
 	}
 	out := &writer{json: o.json, w: stdout}
@@ -62,12 +62,22 @@ func run(o options, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if o.pingpong {
-		prog.show("cacheline_pingpong", 8, true)
+	for _, pp := range []struct {
+		on      bool
+		op      string
+		title   string
+		measure func(a, b, iters, warmup int) (record, error)
+	}{
+		{o.pingpong, "cacheline_pingpong", "an atomic counter bounced", measureCounterPingPong},
+		{o.flagPingpong, "flag_pingpong", "two one-writer flags (release store, PAUSE polling)", measureFlagPingPong},
+	} {
+		if !pp.on {
+			continue
+		}
+		prog.show(pp.op, 8, true)
 		iters, warmup := override(o, 200, 20)
-		out.header("cacheline_pingpong",
-			fmt.Sprintf("an atomic counter bounced between CPU %d and CPU %d, round trip", cpuA, cpuB), false)
-		r, err := measurePingPong(cpuA, cpuB, iters, warmup)
+		out.header(pp.op, fmt.Sprintf("%s between CPU %d and CPU %d, round trip", pp.title, cpuA, cpuB), false)
+		r, err := pp.measure(cpuA, cpuB, iters, warmup)
 		if err != nil {
 			return err
 		}
@@ -178,17 +188,60 @@ func measureCopy(src, dst []byte, cpu, iters, warmup int) (record, error) {
 		US: sig6(us), MBps: &mbps}, nil
 }
 
-// pingCounter sits alone in its cache line, so only the ping-pong moves that line.
-type pingCounter struct {
+// line is an int64 alone in its cache line, so that only the ping-pong moves that line.
+type line struct {
 	_ [64]byte
-	v atomic.Int64
+	v int64
 	_ [56]byte
 }
 
-// measurePingPong bounces a counter between two CPUs: the initiator on a writes an odd
-// value and waits for the next even one, which the responder on b writes when it sees it.
-func measurePingPong(a, b, iters, warmup int) (record, error) {
-	c := new(pingCounter)
+// measureCounterPingPong bounces one counter between two CPUs with sync/atomic: the
+// initiator on a stores an odd value and spins until it reads the next even one, which the
+// responder on b stores when it reads the odd one.
+func measureCounterPingPong(a, b, iters, warmup int) (record, error) {
+	c := new(line)
+	us, err := roundTrips(a, b, iters, warmup,
+		func(i int64) {
+			atomic.StoreInt64(&c.v, 2*i-1)
+			for atomic.LoadInt64(&c.v) != 2*i {
+			}
+		},
+		func(i int64) {
+			for atomic.LoadInt64(&c.v) != 2*i-1 {
+			}
+			atomic.StoreInt64(&c.v, 2*i)
+		})
+	return pingRecord("cacheline_pingpong", us, iters), err
+}
+
+// measureFlagPingPong is the round trip a well-made flag protocol achieves: two lines,
+// each written by one side only (a release store, no locked instruction), polled with the
+// spin-wait hint. It is how a put of a flag and a wait on the reply work at best.
+func measureFlagPingPong(a, b, iters, warmup int) (record, error) {
+	ping, pong := new(line), new(line)
+	us, err := roundTrips(a, b, iters, warmup,
+		func(i int64) {
+			storeRelease(&ping.v, i)
+			for atomic.LoadInt64(&pong.v) != i {
+				pause()
+			}
+		},
+		func(i int64) {
+			for atomic.LoadInt64(&ping.v) != i {
+				pause()
+			}
+			storeRelease(&pong.v, i)
+		})
+	return pingRecord("flag_pingpong", us, iters), err
+}
+
+func pingRecord(op string, us float64, iters int) record {
+	return record{Impl: "limit", Op: op, Size: 8, Unit: "B", NPEs: 2, Iters: iters, Batch: pingBatch, US: sig6(us)}
+}
+
+// roundTrips runs respond(i) for i = 1, 2, ... on CPU b and times initiate(i) on CPU a,
+// pingBatch round trips a sample; it returns the median µs per round trip.
+func roundTrips(a, b, iters, warmup int, initiate, respond func(i int64)) (float64, error) {
 	rounds := int64(warmup+iters) * pingBatch
 	ready := make(chan error, 1)
 	go func() {
@@ -197,24 +250,20 @@ func measurePingPong(a, b, iters, warmup int) (record, error) {
 		if err != nil {
 			return
 		}
-		for i := int64(0); i < rounds; i++ {
-			for c.v.Load() != 2*i+1 {
-			}
-			c.v.Store(2*i + 2)
+		for i := int64(1); i <= rounds; i++ {
+			respond(i)
 		}
 	}()
 	if err := <-ready; err != nil {
-		return record{}, err
+		return 0, err
 	}
-	us, err := onCPU(a, func() float64 {
+	return onCPU(a, func() float64 {
 		samples := make([]float64, 0, iters)
-		i := int64(0)
+		i := int64(1)
 		for s := 0; s < warmup+iters; s++ {
 			t0 := time.Now()
 			for k := 0; k < pingBatch; k++ {
-				c.v.Store(2*i + 1)
-				for c.v.Load() != 2*i+2 {
-				}
+				initiate(i)
 				i++
 			}
 			el := time.Since(t0)
@@ -224,11 +273,6 @@ func measurePingPong(a, b, iters, warmup int) (record, error) {
 		}
 		return median(samples)
 	})
-	if err != nil {
-		return record{}, err
-	}
-	return record{Impl: "limit", Op: "cacheline_pingpong", Size: 8, Unit: "B", NPEs: 2, Iters: iters,
-		Batch: pingBatch, US: sig6(us)}, nil
 }
 
 // median sorts v and returns its middle value, or the mean of the two middle values.
