@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package main
 
 // #include "cabi.h"
@@ -18,6 +20,18 @@ import (
 // add, inc and fetch_inc are amoFetchAdd, the non-fetching bitwise forms their fetch forms.
 // Each is one sync/atomic operation on the peer's word, atomic against every other AMO.
 
+// The operation codes, cabi.h's.
+const (
+	amoFetch       = C.GOSHMEM_AMO_FETCH
+	amoSet         = C.GOSHMEM_AMO_SET
+	amoSwap        = C.GOSHMEM_AMO_SWAP
+	amoCompareSwap = C.GOSHMEM_AMO_COMPARE_SWAP
+	amoFetchAdd    = C.GOSHMEM_AMO_FETCH_ADD
+	amoFetchAnd    = C.GOSHMEM_AMO_FETCH_AND
+	amoFetchOr     = C.GOSHMEM_AMO_FETCH_OR
+	amoFetchXor    = C.GOSHMEM_AMO_FETCH_XOR
+)
+
 //export goshmem_amo32
 func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
 	defer catch(r)
@@ -25,13 +39,13 @@ func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int3
 	p := (*uint32)(rt.AMOTarget(who, symCheck(who, "dest", dest, 4), 4, int(pe)))
 	var old uint32
 	switch op {
-	case C.GOSHMEM_AMO_FETCH:
+	case amoFetch:
 		return atomic.LoadUint32(p)
-	case C.GOSHMEM_AMO_SET:
+	case amoSet:
 		atomic.StoreUint32(p, value)
-	case C.GOSHMEM_AMO_SWAP:
+	case amoSwap:
 		old = atomic.SwapUint32(p, value)
-	case C.GOSHMEM_AMO_COMPARE_SWAP:
+	case amoCompareSwap:
 		for {
 			old = atomic.LoadUint32(p)
 			if old != cond {
@@ -41,13 +55,13 @@ func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int3
 				break
 			}
 		}
-	case C.GOSHMEM_AMO_FETCH_ADD:
+	case amoFetchAdd:
 		old = atomic.AddUint32(p, value) - value
-	case C.GOSHMEM_AMO_FETCH_AND:
+	case amoFetchAnd:
 		old = atomic.AndUint32(p, value)
-	case C.GOSHMEM_AMO_FETCH_OR:
+	case amoFetchOr:
 		old = atomic.OrUint32(p, value)
-	case C.GOSHMEM_AMO_FETCH_XOR:
+	case amoFetchXor:
 		for old = atomic.LoadUint32(p); !atomic.CompareAndSwapUint32(p, old, old^value); old = atomic.LoadUint32(p) {
 		}
 	default:
@@ -64,13 +78,13 @@ func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int3
 	p := (*uint64)(rt.AMOTarget(who, symCheck(who, "dest", dest, 8), 8, int(pe)))
 	var old uint64
 	switch op {
-	case C.GOSHMEM_AMO_FETCH:
+	case amoFetch:
 		return atomic.LoadUint64(p)
-	case C.GOSHMEM_AMO_SET:
+	case amoSet:
 		atomic.StoreUint64(p, value)
-	case C.GOSHMEM_AMO_SWAP:
+	case amoSwap:
 		old = atomic.SwapUint64(p, value)
-	case C.GOSHMEM_AMO_COMPARE_SWAP:
+	case amoCompareSwap:
 		for {
 			old = atomic.LoadUint64(p)
 			if old != cond {
@@ -80,13 +94,13 @@ func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int3
 				break
 			}
 		}
-	case C.GOSHMEM_AMO_FETCH_ADD:
+	case amoFetchAdd:
 		old = atomic.AddUint64(p, value) - value
-	case C.GOSHMEM_AMO_FETCH_AND:
+	case amoFetchAnd:
 		old = atomic.AndUint64(p, value)
-	case C.GOSHMEM_AMO_FETCH_OR:
+	case amoFetchOr:
 		old = atomic.OrUint64(p, value)
-	case C.GOSHMEM_AMO_FETCH_XOR:
+	case amoFetchXor:
 		for old = atomic.LoadUint64(p); !atomic.CompareAndSwapUint64(p, old, old^value); old = atomic.LoadUint64(p) {
 		}
 	default:

@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package main
 
 // The header include/shmem.h, the C entry points zshmem.c and the Go tables zcabi.go are

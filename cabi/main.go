@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 // Command cabi is libgoshmem, goshmem's OpenSHMEM 1.5 C library, declared by
 // include/shmem.h. Build it as a shared library or an archive:
 //

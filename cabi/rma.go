@@ -1,3 +1,5 @@
+//go:build linux && cgo
+
 package main
 
 import "C"
@@ -19,14 +21,18 @@ import (
 func goshmem_put(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
-	rt.Put(who, symCheck(who, "dest", dest, nbytes), source, nbytes, int(pe))
+	d := symCheck(who, "dest", dest, nbytes)
+	local(who, "source", source, nbytes)
+	rt.Put(who, d, source, nbytes, int(pe))
 }
 
 //export goshmem_get
 func goshmem_get(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
-	rt.Get(who, dest, symCheck(who, "source", source, nbytes), nbytes, int(pe))
+	s := symCheck(who, "source", source, nbytes)
+	local(who, "dest", dest, nbytes)
+	rt.Get(who, dest, s, nbytes, int(pe))
 }
 
 // goshmem_iput copies nelems elements of size bytes, source[i*sst] to dest[i*dst] on pe.
@@ -38,6 +44,7 @@ func goshmem_iput(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, 
 	n := count(who, nelems)
 	rt.CheckStrided(who, int(dst), int(sst), n)
 	d := symCheck(who, "dest", dest, rt.StridedSpan(n, int(dst), size))
+	local(who, "source", source, rt.StridedSpan(n, int(sst), size))
 	rt.IPut(who, d, source, int(dst), int(sst), n, size, int(pe))
 }
 
@@ -48,7 +55,15 @@ func goshmem_iget(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, 
 	n := count(who, nelems)
 	rt.CheckStrided(who, int(dst), int(sst), n)
 	s := symCheck(who, "source", source, rt.StridedSpan(n, int(sst), size))
+	local(who, "dest", dest, rt.StridedSpan(n, int(dst), size))
 	rt.IGet(who, dest, s, int(dst), int(sst), n, size, int(pe))
+}
+
+// local checks a local buffer argument: only that it is there.
+func local(who, arg string, p unsafe.Pointer, n uintptr) {
+	if p == nil && n != 0 {
+		panic(who + ": " + arg + " is a null pointer")
+	}
 }
 
 // count converts a C element count, which the engine takes as an int.
@@ -70,7 +85,9 @@ func goshmem_put_signal(r int32, dest, source unsafe.Pointer, nbytes uintptr, si
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
 	s := (*uint64)(rt.AMOTarget(who, symCheck(who, "sig_addr", sig, 8), 8, int(pe)))
-	rt.Put(who, symCheck(who, "dest", dest, nbytes), source, nbytes, int(pe))
+	d := symCheck(who, "dest", dest, nbytes)
+	local(who, "source", source, nbytes)
+	rt.Put(who, d, source, nbytes, int(pe))
 	// Atomics are releases on arm64 and locked instructions on amd64: the data's stores are
 	// visible before the signal is.
 	if shmem.SignalOp(op) == shmem.SignalSet {

@@ -291,7 +291,7 @@ func opHasKind(op tables.Op, k tables.Kind) bool {
 func (m *Model) gosource() []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("// %s\n\npackage main\n\n", header)
+	p("// %s\n\n//go:build linux && cgo\n\npackage main\n\n", header)
 	p("// routineNames are the C routines, by the number zshmem.c passes (enum goshmem_routine).\nvar routineNames = [...]string{\n")
 	for _, fs := range m.funcs {
 		for _, f := range fs {
@@ -309,13 +309,18 @@ func (m *Model) gosource() []byte {
 		sg = append(sg, g)
 	}
 	sort.Slice(sg, func(i, j int) bool { return ti[sg[i]] < ti[sg[j]] })
+	p("// Indices of the Go types in gen/tables.Types (the kernels' type index).\nconst (\n")
+	for i, t := range tables.Types {
+		p("\tti%s = %d\n", t.Title(), i)
+	}
+	p(")\n\n")
 	p("// syncByType are the synchronization routines of the Go types the C synchronization types\n// map onto, by index in gen/tables.Types.\nvar syncByType = [...]*syncFuncs{\n")
 	for _, g := range sg {
-		p("\t%d: syncFor[%s](),\n", ti[g], g)
+		p("\tti%s: syncFor[%s](),\n", tables.Types[ti[g]].Title(), g)
 	}
 	p("}\n\n// reduceByType are the reductions of every type of gen/tables.Types, by index.\nvar reduceByType = [...]*reduceFuncs{\n")
-	for i, t := range tables.Types {
-		p("\t%d: reduceFor[%s](),\n", i, t.Go)
+	for _, t := range tables.Types {
+		p("\tti%s: reduceFor[%s](),\n", t.Title(), t.Go)
 	}
 	p("}\n")
 	return b.Bytes()

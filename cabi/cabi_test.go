@@ -1,0 +1,208 @@
+//go:build linux && cgo
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/runtime/launch"
+)
+
+// The C programs are built by shmemcc, which builds libgoshmem (shared and archive) once per
+// test binary into a private cache, and run through the launcher shmemrun uses.
+
+var work struct {
+	dir string // temporary: shmemcc, its cache, the programs
+	mu  sync.Mutex
+	cc  string            // shmemcc, once built
+	exe map[string]string // built programs by name
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cabi-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	work.dir, work.exe = dir, map[string]string{}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// shmemcc builds cmd/shmemcc once.
+func shmemcc(t testing.TB) string {
+	t.Helper()
+	work.mu.Lock()
+	defer work.mu.Unlock()
+	if work.cc == "" {
+		out := filepath.Join(work.dir, "shmemcc")
+		if b, err := exec.Command("go", "build", "-o", out, "../cmd/shmemcc").CombinedOutput(); err != nil {
+			t.Fatalf("building shmemcc: %v\n%s", err, b)
+		}
+		work.cc = out
+	}
+	return work.cc
+}
+
+// compile builds a C program with shmemcc (extra flags first), once per name.
+func compile(t testing.TB, name, src string, flags ...string) string {
+	t.Helper()
+	cc := shmemcc(t)
+	work.mu.Lock()
+	defer work.mu.Unlock()
+	if exe, ok := work.exe[name]; ok {
+		return exe
+	}
+	exe := filepath.Join(work.dir, name)
+	args := append(append([]string{}, flags...), "-Wall", "-Wextra", "-O1", src, "-o", exe)
+	cmd := exec.Command(cc, args...)
+	cmd.Env = append(os.Environ(), "GOSHMEM_CACHE="+filepath.Join(work.dir, "cache"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("shmemcc %s: %v\n%s", strings.Join(args, " "), err, b)
+	} else if bytes.Contains(b, []byte("warning")) {
+		t.Errorf("shmemcc %s: warnings:\n%s", src, b)
+	}
+	work.exe[name] = exe
+	return exe
+}
+
+type job struct {
+	status         int
+	stdout, stderr string
+}
+
+// run runs exe as n PEs. Waits yield and sleep: the tests share two cores with each other.
+func run(t testing.TB, exe string, n int, args ...string) job {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	status, err := launch.Run(launch.Config{
+		NPEs:       n,
+		Prog:       exe,
+		Args:       args,
+		Stdout:     &stdout,
+		Stderr:     &stderr,
+		SharedCPUs: true,
+		Timeout:    2 * time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("launching %s as %d PEs: %v", exe, n, err)
+	}
+	return job{status, stdout.String(), stderr.String()}
+}
+
+func (j job) String() string {
+	return fmt.Sprintf("status %d\n--- stdout\n%s--- stderr\n%s", j.status, j.stdout, j.stderr)
+}
+
+// The seeds' C examples pass at 2 to 8 PEs.
+func TestExamples(t *testing.T) {
+	for _, ex := range []string{"test_some", "alltoalls64", "or_to_all", "min_to_all", "sum_to_all"} {
+		exe := compile(t, ex, "../examples/c/"+ex+".c")
+		for n := 2; n <= 8; n++ {
+			t.Run(fmt.Sprintf("%s/%dPE", ex, n), func(t *testing.T) {
+				if j := run(t, exe, n); j.status != 0 {
+					t.Fatal(j)
+				}
+			})
+		}
+	}
+}
+
+// Linked with the archive, heap-only programs pass; static symmetric data is refused with a
+// message that says why and what to do.
+func TestArchive(t *testing.T) {
+	exe := compile(t, "test_some.a", "../examples/c/test_some.c", "-goshmem-archive")
+	for _, n := range []int{2, 4} {
+		if j := run(t, exe, n); j.status != 0 {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
+	}
+	exe = compile(t, "alltoalls64.a", "../examples/c/alltoalls64.c", "-goshmem-archive")
+	j := run(t, exe, 2)
+	want := regexp.MustCompile(`(?m)^panic: shmem_alltoalls64: pSync \(address 0x[0-9a-f]+\) is a static variable, which is symmetric only when the program is linked against libgoshmem.so`)
+	if j.status == 0 || !want.MatchString(j.stderr) {
+		t.Fatalf("want a failure matching %q, got %v", want, j)
+	}
+}
+
+// Every family, on heap and static data.
+func TestAPI(t *testing.T) {
+	exe := compile(t, "api", "testdata/api.c")
+	for _, n := range []int{1, 2, 3, 4, 8} {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
+			if j := run(t, exe, n); j.status != 0 {
+				t.Fatal(j)
+			}
+		})
+	}
+}
+
+// Errors name the C routine and the argument, in one line, with no Go traceback.
+func TestErrors(t *testing.T) {
+	exe := compile(t, "errors", "testdata/errors.c")
+	for _, c := range []struct {
+		name   string
+		status int
+		want   string // a line of stderr (regular expression)
+	}{
+		{"before-init", 2, `^panic: shmem_my_pe: called before shmem_init$`},
+		{"pe", 2, `^panic: shmem_putmem: PE 9 out of range \[0,2\)$`},
+		{"stack", 2, `^panic: shmem_long_put: dest \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`},
+		{"cmp", 2, `^panic: shmem_long_wait_until: invalid comparison 42$`},
+		{"align", 2, `^panic: shmem_long_atomic_add: target 0x[0-9a-f]+ is not 8-byte aligned$`},
+		{"team", 2, `^panic: shmem_team_sync: team 0x63 does not exist`},
+		{"null", 2, `^panic: shmem_putmem: source is a null pointer$`},
+		{"static-overrun", 2, `^panic: shmem_long_get: source \[0x[0-9a-f]+, \+8589934592 bytes\) runs past the end of the program's static data$`},
+		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`},
+		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`},
+		{"global-exit", 3, ``},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := run(t, exe, 2, c.name)
+			if j.status != c.status {
+				t.Fatalf("want status %d, got %v", c.status, j)
+			}
+			if !regexp.MustCompile("(?m)" + c.want).MatchString(j.stderr) {
+				t.Fatalf("stderr has no line matching %q:\n%v", c.want, j)
+			}
+			if strings.Contains(j.stderr, "goroutine ") {
+				t.Fatalf("a Go traceback:\n%v", j)
+			}
+		})
+	}
+	// GlobalExit flushes C's buffered stdout first.
+	if j := run(t, exe, 1, "global-exit"); !strings.Contains(j.stdout, "exiting with 3") {
+		t.Fatalf("output before shmem_global_exit was lost: %v", j)
+	}
+}
+
+// shmem.h compiles as C99 (no generic selection) and as C++, warning-free.
+func TestHeaderDialects(t *testing.T) {
+	src := filepath.Join(work.dir, "hdr.c")
+	if err := os.WriteFile(src, []byte("#include <shmem.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"gcc", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-fsyntax-only", "-x", "c"},
+		{"g++", "-std=c++17", "-Wall", "-Wextra", "-fsyntax-only", "-x", "c++"},
+	} {
+		if _, err := exec.LookPath(args[0]); err != nil {
+			t.Logf("no %s: %v", args[0], err)
+			continue
+		}
+		cmd := exec.Command(args[0], append(args[1:], "-I../include", src)...)
+		if b, err := cmd.CombinedOutput(); err != nil || len(b) > 0 {
+			t.Errorf("%s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+	}
+}
