@@ -84,11 +84,18 @@ type job struct {
 // run runs exe as n PEs. Waits yield and sleep: the tests share two cores with each other.
 func run(t testing.TB, exe string, n int, args ...string) job {
 	t.Helper()
+	return runEnv(t, nil, exe, n, args...)
+}
+
+// runEnv is run with extra environment variables (KEY=VALUE).
+func runEnv(t testing.TB, env []string, exe string, n int, args ...string) job {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	status, err := launch.Run(launch.Config{
 		NPEs:       n,
 		Prog:       exe,
 		Args:       args,
+		Env:        append(os.Environ(), env...),
 		Stdout:     &stdout,
 		Stderr:     &stderr,
 		SharedCPUs: true,
@@ -135,7 +142,9 @@ func TestArchive(t *testing.T) {
 	}
 }
 
-// Every family, on heap and static data.
+// Every family, on heap and static data; the static data's move also in an executable that
+// is not position independent and in one without RELRO; and with SHMEM_DEBUG's cross-PE
+// checks.
 func TestAPI(t *testing.T) {
 	exe := compile(t, "api", "testdata/api.c")
 	for _, n := range []int{1, 2, 3, 4, 8} {
@@ -145,6 +154,18 @@ func TestAPI(t *testing.T) {
 			}
 		})
 	}
+	for _, v := range []struct{ name, flag string }{{"no-pie", "-no-pie"}, {"norelro", "-Wl,-z,norelro"}} {
+		t.Run(v.name, func(t *testing.T) {
+			if j := run(t, compile(t, "api-"+v.name, "testdata/api.c", v.flag), 3); j.status != 0 {
+				t.Fatal(j)
+			}
+		})
+	}
+	t.Run("SHMEM_DEBUG", func(t *testing.T) {
+		if j := runEnv(t, []string{"SHMEM_DEBUG=1"}, exe, 3); j.status != 0 {
+			t.Fatal(j)
+		}
+	})
 }
 
 // Errors name the C routine and the argument, in one line, with no Go traceback.
@@ -154,21 +175,23 @@ func TestErrors(t *testing.T) {
 		name   string
 		status int
 		want   string // a line of stderr (regular expression)
+		env    []string
 	}{
-		{"before-init", 2, `^panic: shmem_my_pe: called before shmem_init$`},
-		{"pe", 2, `^panic: shmem_putmem: PE 9 out of range \[0,2\)$`},
-		{"stack", 2, `^panic: shmem_long_put: dest \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`},
-		{"cmp", 2, `^panic: shmem_long_wait_until: invalid comparison 42$`},
-		{"align", 2, `^panic: shmem_long_atomic_add: target 0x[0-9a-f]+ is not 8-byte aligned$`},
-		{"team", 2, `^panic: shmem_team_sync: team 0x63 does not exist`},
-		{"null", 2, `^panic: shmem_putmem: source is a null pointer$`},
-		{"static-overrun", 2, `^panic: shmem_long_get: source \[0x[0-9a-f]+, \+8589934592 bytes\) runs past the end of the program's static data$`},
-		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`},
-		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`},
-		{"global-exit", 3, ``},
+		{"before-init", 2, `^panic: shmem_my_pe: called before shmem_init$`, nil},
+		{"pe", 2, `^panic: shmem_putmem: PE 9 out of range \[0,2\)$`, nil},
+		{"stack", 2, `^panic: shmem_long_put: dest \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`, nil},
+		{"cmp", 2, `^panic: shmem_long_wait_until: invalid comparison 42$`, nil},
+		{"align", 2, `^panic: shmem_long_atomic_add: target 0x[0-9a-f]+ is not 8-byte aligned$`, nil},
+		{"team", 2, `^panic: shmem_team_sync: team 0x63 does not exist`, nil},
+		{"null", 2, `^panic: shmem_putmem: source is a null pointer$`, nil},
+		{"static-overrun", 2, `^panic: shmem_long_get: source \[0x[0-9a-f]+, \+8589934592 bytes\) runs past the end of the program's static data$`, nil},
+		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`, nil},
+		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`, nil},
+		{"global-exit", 3, ``, nil},
+		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			j := run(t, exe, 2, c.name)
+			j := runEnv(t, c.env, exe, 2, c.name)
 			if j.status != c.status {
 				t.Fatalf("want status %d, got %v", c.status, j)
 			}

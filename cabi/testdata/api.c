@@ -31,6 +31,7 @@ static long pWrkL[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static long double pWrkLD[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static int pWrkI[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static int local_only; /* symmetric too (static), used as the non-heap address check */
+static long s_init[4] = {11, 22, 33, 44}; /* initialized data (.data), not .bss */
 
 static int right(void) { return (me + 1) % npes; }
 static int left(void) { return (me + npes - 1) % npes; }
@@ -49,6 +50,13 @@ static void setup(void)
 	CHECK(!shmem_addr_accessible(&stack, right()), "the stack is accessible");
 	CHECK(shmem_ptr(&stack, right()) == NULL, "shmem_ptr of the stack");
 	CHECK(shmem_ptr(&local_only, me) == &local_only, "shmem_ptr of my own static");
+	CHECK(s_init[0] == 11 && s_init[3] == 44, "initialized static data changed at shmem_init");
+	CHECK(shmem_long_g(&s_init[2], right()) == 33, "g of initialized static data");
+	shmem_barrier_all();
+	if (me == 0)
+		s_init[1] = -22;
+	shmem_barrier_all();
+	CHECK(shmem_long_g(&s_init[1], 0) == -22, "g of static data PE 0 stored to");
 	int provided = -1;
 	shmem_query_thread(&provided);
 	CHECK(provided == SHMEM_THREAD_MULTIPLE, "thread level %d", provided);

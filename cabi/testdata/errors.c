@@ -5,6 +5,7 @@
 #include <string.h>
 
 static long s_word;
+char big_static_data[32 << 20]; /* with SHMEM_SYMMETRIC_SIZE=16M the static data does not fit */
 
 int main(int argc, char **argv)
 {
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
 		shmem_long_get(heap, &s_word, 1 << 30, 0);
 	else if (strcmp(c, "active-set") == 0)
 		shmem_barrier(0, 0, npes + 1, heap);
+	else if (strcmp(c, "static-too-big") == 0)
+		big_static_data[0] = 1; /* not reached: shmem_init fails */
 	else if (strcmp(c, "exhausted") == 0) {
 		void *p = shmem_malloc((size_t)1 << 46);
 		printf("shmem_malloc returned %s\n", p ? "memory" : "NULL");
