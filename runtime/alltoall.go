@@ -38,7 +38,14 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 		barrier(who, g, me, &a) // nothing moves, but the call still synchronizes
 		return
 	}
-	switch chooseAlltoall(g, x.N*int(x.Size)) {
+	nb := x.N * int(x.Size)
+	switch chooseAlltoall(g, nb) {
+	case AlgDirect:
+		if nb <= eagerCap(g) {
+			alltoallEager(who, g, me, a, x)
+			return
+		}
+		alltoallDirect(who, g, me, a, x)
 	case AlgPairwise:
 		alltoallPairwise(who, g, me, a, x)
 	default:
@@ -51,6 +58,27 @@ func (x AlltoallArgs) block(me, j, pe int) {
 	src := unsafe.Add(x.Src, uintptr(j*x.N*x.SrcStride)*x.Size)
 	dst := Remote(unsafe.Add(x.Dst, uintptr(me*x.N*x.DstStride)*x.Size), pe)
 	StridedCopy(dst, x.DstStride, src, x.SrcStride, x.N, x.Size)
+}
+
+// alltoallEager sends each small block as an eager message (packed from its stride) and
+// unpacks the ones it receives into dst at dst's stride: one exchange, no barrier.
+func alltoallEager(who string, g Group, me int, a area, x AlltoallArgs) {
+	var buf [eagerMaxBytes]byte
+	nb := uintptr(x.N) * x.Size
+	for k := 1; k < g.Size; k++ {
+		j := (me + k) % g.Size
+		src := unsafe.Add(x.Src, uintptr(j*x.N*x.SrcStride)*x.Size)
+		StridedCopy(unsafe.Pointer(&buf[0]), 1, src, x.SrcStride, x.N, x.Size)
+		a.eagerSend(g, me, j, buf[:nb])
+	}
+	x.block(me, me, g.PE(me))
+	for k := 1; k < g.Size; k++ {
+		j := (me - k + g.Size) % g.Size
+		msg := a.eagerRecv(g, me, j)
+		dst := unsafe.Add(x.Dst, uintptr(j*x.N*x.DstStride)*x.Size)
+		StridedCopy(dst, x.DstStride, unsafe.Pointer(unsafe.SliceData(msg)), 1, x.N, x.Size)
+		a.eagerDone(g, me, j, msg)
+	}
 }
 
 // alltoallDirect pushes every block straight into its destination (starting with the next

@@ -1,8 +1,10 @@
 package rt
 
 // Barrier algorithms over a group and a sync area. Each one returns only after every member
-// has entered, which the collectives rely on: a PE can never be two calls ahead of another,
-// so two alternating areas are enough for back-to-back calls.
+// has entered, and so does every collective: a PE can then never be two calls ahead of
+// another, so two alternating areas are enough for back-to-back calls, and a wait for a
+// count of signals from several members can never be satisfied by one member's signal of
+// a later call.
 
 // barrier synchronizes group g (I am member i) on area a with the configured algorithm.
 func barrier(who string, g Group, i int, a *area) {

@@ -40,12 +40,37 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 	case AlgTree:
 		bcastTree(who, g, me, a, x)
 	default:
+		if int(x.Bytes) <= eagerCap(g) {
+			bcastEager(who, g, me, a, x)
+			return
+		}
 		bcastLinear(who, g, me, a, x)
 	}
 }
 
-// bcastLinear: the root says its source is ready; every member copies it; the root
-// returns when all have (its source may change after that).
+// Every broadcast ends with the root releasing the members once all have their copy: a
+// member returns only after every member has entered the call, the invariant that lets
+// two alternating areas serve back-to-back collectives (see barrier.go).
+
+// bcastEager: the root sends a small message to every member as an eager message; each
+// acknowledges, and the root releases them when all have.
+func bcastEager(who string, g Group, me int, a area, x BcastArgs) {
+	if me == x.Root {
+		data := bytes(x.Src, x.Bytes)
+		for k := 1; k < g.Size; k++ {
+			a.eagerSend(g, me, (me+k)%g.Size, data)
+		}
+		a.releaseAfterAcks(who, g, me)
+		return
+	}
+	msg := a.eagerRecv(g, me, x.Root)
+	copy(bytes(x.Dst, x.Bytes), msg)
+	a.eagerDone(g, me, x.Root, msg)
+	a.ackAndWait(who, g, x.Root)
+}
+
+// bcastLinear: the root says its source is ready; every member copies it and acknowledges;
+// the root releases them when all have (its source may change after that).
 func bcastLinear(who string, g Group, me int, a area, x BcastArgs) {
 	if me == x.Root {
 		for j := range g.Size {
@@ -53,26 +78,42 @@ func bcastLinear(who string, g Group, me int, a area, x BcastArgs) {
 				a.signal(wordDown, g.PE(j), 1)
 			}
 		}
-		a.await(who, WaitCollective, wordAck, uint64(g.Size-1))
+		a.releaseAfterAcks(who, g, me)
 		return
 	}
 	a.await(who, WaitCollective, wordDown, 1)
 	copy(bytes(x.Dst, x.Bytes), bytes(Remote(x.Src, g.PE(x.Root)), x.Bytes))
-	a.signal(wordAck, g.PE(x.Root), 1)
+	a.ackAndWait(who, g, x.Root)
+}
+
+func (a area) releaseAfterAcks(who string, g Group, root int) {
+	a.await(who, WaitCollective, wordAck, uint64(g.Size-1))
+	for j := range g.Size {
+		if j != root {
+			a.signal(wordRelease, g.PE(j), 1)
+		}
+	}
+}
+
+func (a area) ackAndWait(who string, g Group, root int) {
+	a.signal(wordAck, g.PE(root), 1)
+	a.await(who, WaitCollective, wordRelease, 1)
 }
 
 // bcastTree copies down the plan's tree rooted at the root: each node copies from its
-// parent, then lets its children copy from it, and waits until they have.
+// parent, then lets its children copy from it. Acknowledgements climb back once a node's
+// whole subtree has its copy (so a parent's buffer stays put until then), and the root's
+// release runs down the tree.
 func bcastTree(who string, g Group, me int, a area, x BcastArgs) {
 	p := planFor(g, x.Root)
-	if up := p.parent[me]; up >= 0 {
+	up := p.parent[me]
+	if up >= 0 {
 		a.await(who, WaitCollective, wordDown, 1)
 		from := Remote(x.Dst, g.PE(up))
 		if up == x.Root {
 			from = Remote(x.Src, g.PE(up))
 		}
 		copy(bytes(x.Dst, x.Bytes), bytes(from, x.Bytes))
-		a.signal(wordAck, g.PE(up), 1)
 	}
 	kids := p.children[me]
 	for _, c := range kids {
@@ -80,5 +121,12 @@ func bcastTree(who string, g Group, me int, a area, x BcastArgs) {
 	}
 	if len(kids) > 0 {
 		a.await(who, WaitCollective, wordAck, uint64(len(kids)))
+	}
+	if up >= 0 {
+		a.signal(wordAck, g.PE(up), 1)
+		a.await(who, WaitCollective, wordRelease, 1)
+	}
+	for _, c := range kids {
+		a.signal(wordRelease, g.PE(c), 1)
 	}
 }

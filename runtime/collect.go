@@ -38,31 +38,78 @@ func collect(who string, g Group, me int, a area, x CollectArgs) {
 		debugEnter(a, g, me, CollCall{Who: who, N: n, Root: -1, Dst: x.Dst, Src: x.Src})
 		defer debugLeave()
 	}
-	if !x.Fixed {
-		collectLinear(who, g, me, a, x)
-		return
-	}
 	if g.Size == 1 {
 		copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
 		return
 	}
-	switch chooseFcollect(g, int(x.Bytes)) {
-	case AlgRing:
+	if x.Fixed && chooseFcollect(g, int(x.Bytes)) == AlgRing {
 		fcollectRing(who, g, me, a, x)
-	default:
-		fcollectLinear(who, g, me, a, x)
+		return
 	}
+	collectLinear(who, g, me, a, x)
 }
 
-// fcollectLinear: after a barrier every member copies every member's block itself; a
-// second barrier keeps the sources until all have.
-func fcollectLinear(who string, g Group, me int, a area, x CollectArgs) {
-	barrier(who, g, me, &a)
-	for k := range g.Size {
-		j := (me + k) % g.Size
-		copy(bytes(unsafe.Add(x.Dst, uintptr(j)*x.Bytes), x.Bytes), bytes(Remote(x.Src, g.PE(j)), x.Bytes))
+// collectLinear: each member sends its block to every other, eagerly when it fits a slot,
+// else by announcing it; each places every block at the offset the lengths before it give,
+// reading announced ones from their owner's src and acknowledging them. A member that
+// announced waits for the acknowledgements, so its src stays put until all have read it.
+// Counts may differ between members (collect): each one's choice is its own.
+func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
+	mine := bytes(x.Src, x.Bytes)
+	eager := int(x.Bytes) <= eagerCap(g)
+	for k := 1; k < g.Size; k++ {
+		if to := (me + k) % g.Size; eager {
+			a.eagerSend(g, me, to, mine)
+		} else {
+			a.announce(g, me, to, x.Bytes)
+		}
 	}
-	barrier(who, g, me, &a)
+	var msgs [][]byte
+	if g.Size <= 16 {
+		var buf [16][]byte
+		msgs = buf[:g.Size]
+	} else {
+		msgs = make([][]byte, g.Size)
+	}
+	var total uintptr
+	for j := range g.Size {
+		switch {
+		case j == me:
+			msgs[j] = mine
+		default:
+			m, n, inSlot := a.recv(g, me, j)
+			if !inSlot {
+				m = bytes(Remote(x.Src, g.PE(j)), n) // the owner's src, until it is acknowledged
+			}
+			msgs[j] = m
+		}
+		total += uintptr(len(msgs[j]))
+	}
+	if total > x.DstBytes {
+		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
+	}
+	var off uintptr
+	for k := range g.Size { // starting after me, so members do not all read the same owner first
+		j := (me + k) % g.Size
+		off = 0
+		for i := range j {
+			off += uintptr(len(msgs[i]))
+		}
+		copy(bytes(unsafe.Add(x.Dst, off), uintptr(len(msgs[j]))), msgs[j])
+		if j == me {
+			continue
+		}
+		slot := eagerSlot(g, me, j)
+		if f := atomic.LoadUint64(a.word(slot)); f&rendezvous != 0 {
+			atomic.StoreUint64(a.word(slot), 0)
+			a.signal(wordEagerAck, g.PE(j), 1)
+		} else {
+			a.eagerDone(g, me, j, msgs[j])
+		}
+	}
+	if !eager {
+		a.await(who, WaitCollective, wordEagerAck, uint64(g.Size-1))
+	}
 }
 
 // fcollectRing passes blocks around the plan's ring: each member copies its own block,
@@ -85,27 +132,4 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 	}
 	a.signal(wordRingAck, pred, 1)
 	a.await(who, WaitCollective, wordRingAck, 1)
-}
-
-// collectLinear publishes each member's byte count in its sync area, then every member
-// places every block at the offset the counts before it give.
-func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
-	mine := a.word(wordValue)
-	atomic.StoreUint64(mine, uint64(x.Bytes))
-	barrier(who, g, me, &a)
-	var total uintptr
-	for j := range g.Size {
-		total += uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(mine), g.PE(j)))))
-	}
-	if total > x.DstBytes {
-		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
-	}
-	var off uintptr
-	for j := range g.Size {
-		nb := uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(mine), g.PE(j)))))
-		copy(bytes(unsafe.Add(x.Dst, off), nb), bytes(Remote(x.Src, g.PE(j)), nb))
-		off += nb
-	}
-	barrier(who, g, me, &a)
-	atomic.StoreUint64(mine, 0) // pSync holds SyncValue again
 }

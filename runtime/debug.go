@@ -78,12 +78,6 @@ type CollCall struct {
 	Extra    int64
 }
 
-// Words of a sync area reserved for the debug meetings.
-const (
-	wordDebugArrive  = 56
-	wordDebugRelease = 57
-)
-
 // debugMeetAfter bounds a debug meeting before it is diagnosed as a mismatch.
 var debugMeetAfter = 5 * time.Second
 

@@ -62,13 +62,22 @@ type area struct {
 	epoch uint64 // team areas: the call's epoch (see barrierDissem); 0 on a pSync
 }
 
-// Words of a sync area.
+// The words of a sync area, all in one place:
 const (
-	wordDissem  = 0  // 0..31: dissemination rounds
-	wordArrive  = 32 // linear and tree: children -> parent
-	wordRelease = 33 // linear and tree: parent -> children
-	wordColl    = 34 // first word free for collectives' own phases
-	wordValue   = 48 // 48..63: small values exchanged by the engine (team creation)
+	wordDissem       = 0  // 0..31: dissemination rounds
+	wordArrive       = 32 // linear and tree barriers: children -> parent
+	wordRelease      = 33 // linear and tree barriers: parent -> children
+	wordUp           = 34 // a child's partial result is ready
+	wordDown         = 35 // the parent's result is ready
+	wordAck          = 36 // a child has copied its parent's result
+	wordRing         = 37 // the ring predecessor finished a step
+	wordRingAck      = 38 // the ring successor no longer reads my buffers
+	wordPair         = 39 // pairwise alltoall: a block arrived
+	wordEagerAck     = 40 // eager broadcast: a receiver has its copy
+	wordValue        = 48 // 48..55: small values exchanged by the engine (team creation, collect)
+	wordDebugArrive  = 56 // SHMEM_DEBUG meetings
+	wordDebugRelease = 57
+	wordEager        = 64 // 64..SyncWords-1: eager slots, one per sender (see eager.go)
 )
 
 // maxCount bounds a plausible counter: a larger value means the area was not initialized to

@@ -15,16 +15,6 @@ import (
 //   - ring:   chunk c is combined along the ring starting at ring position c:
 //     ((s_c op s_c+1) op s_c+2) ... (positions mod n), then copied around.
 
-// Words of a sync area used by reductions (and the other collectives' trees and rings).
-const (
-	wordUp      = wordColl + iota // a child's partial result is ready
-	wordDown                      // the parent's final result is ready
-	wordAck                       // a child has copied its parent's result
-	wordRing                      // the ring predecessor finished a step
-	wordRingAck                   // the ring successor no longer reads my buffers
-	wordPair                      // pairwise alltoall: a block arrived
-)
-
 // ReduceSet is the active-set reduction on the user's pSync.
 func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync unsafe.Pointer, dst, src []T) {
 	reduce(who, op, g, me, area{p: pSync}, dst, src)
@@ -54,7 +44,14 @@ func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, 
 		copy(dst, src)
 		return
 	}
-	switch chooseReduce(g, n*int(unsafe.Sizeof(src[0]))) {
+	nb := n * int(unsafe.Sizeof(src[0]))
+	switch chooseReduce(g, nb) {
+	case AlgLinear:
+		if nb <= eagerCap(g) {
+			reduceEager(who, op, g, me, a, dst, src)
+			return
+		}
+		reduceLinear(who, op, g, me, a, dst, src)
 	case AlgTree:
 		reduceTree(who, op, g, me, a, dst, src)
 	case AlgRing:
@@ -81,6 +78,33 @@ func combineAll[T kernels.Elem](op kernels.Op, out []T, ins [][]T) {
 		kernels.Combine3(op, out[lo:hi], ins[0][lo:hi], ins[1][lo:hi])
 		for _, in := range ins[2:] {
 			kernels.Combine(op, out[lo:hi], in[lo:hi])
+		}
+	}
+}
+
+// reduceEager is the linear reduction of small vectors: every member sends its source to
+// every other as an eager message and combines all of them itself, in member order (so
+// every member gets the same bits). One exchange, no barrier.
+func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	mine := asBytes(src)
+	for k := 1; k < g.Size; k++ {
+		a.eagerSend(g, me, (me+k)%g.Size, mine)
+	}
+	var own [eagerMaxBytes]byte // my source, kept aside when dst is src
+	ins := make([][]T, g.Size)
+	ins[me] = src
+	if same(dst, src) {
+		ins[me] = fromBytes[T](own[:copy(own[:], mine)])
+	}
+	for j := range g.Size {
+		if j != me {
+			ins[j] = fromBytes[T](a.eagerRecv(g, me, j))
+		}
+	}
+	combineAll(op, dst, ins)
+	for j := range g.Size {
+		if j != me {
+			a.eagerDone(g, me, j, asBytes(ins[j]))
 		}
 	}
 }

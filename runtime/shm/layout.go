@@ -26,8 +26,8 @@ const (
 	ReservedSize = 2 << 20   // runtime part at the start of each segment (see Reserved*)
 	MaxPEs       = 1 << 14   // bounded so the control block stays small
 	MaxTeams     = 64        // team slots per PE (bit mask of free slots is a uint64)
-	TeamAreaSize = 4096      // per-team synchronization words in each segment
-	SyncWords    = 64        // counters in one synchronization area
+	TeamAreaSize = 4096      // per-team synchronization words in each segment: two areas
+	SyncWords    = 256       // words in one synchronization area (a pSync)
 	ScratchSize  = 1 << 20   // per-PE collective scratch in the reserved part
 	DefaultHeap  = 256 << 20 // SHMEM_SYMMETRIC_SIZE default, per PE
 )

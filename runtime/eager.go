@@ -1,0 +1,104 @@
+package rt
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Eager messages: a small message travels inside the receiver's sync area. The words from
+// wordEager on are split into one slot per other member; a sender writes its data into its
+// slot at the receiver and then raises the slot's flag (data length + 1) with a release
+// store, so a single cache-line transfer carries both, where a put then a signal would cost
+// two transfers and a barrier more. The receiver copies the data out and zeroes the slot,
+// so the area holds SyncValue again when the call returns. A sender writes a slot again
+// only in a later call on the same area, which it reaches only after the receiver has
+// entered the call between them, so it finished with the slot.
+
+// eagerMaxBytes bounds eagerCap (two members: one slot takes the whole eager region).
+const eagerMaxBytes = (shm.SyncWords - wordEager - 1) * 8
+
+// eagerSlotWords is each slot's size (its flag first), a whole number of cache lines.
+func eagerSlotWords(g Group) int {
+	if g.Size < 2 {
+		return 0
+	}
+	return (shm.SyncWords - wordEager) / (g.Size - 1) / 8 * 8
+}
+
+// eagerCap is how many bytes one eager message to a member of g may carry.
+func eagerCap(g Group) int {
+	if w := eagerSlotWords(g); w > 0 {
+		return (w - 1) * 8
+	}
+	return 0
+}
+
+// eagerSlot is the first word of the slot that member from writes into at member to.
+func eagerSlot(g Group, to, from int) int {
+	return wordEager + (from-to-1+g.Size)%g.Size*eagerSlotWords(g)
+}
+
+// eagerSend delivers data (at most eagerCap bytes) from member me to member to.
+func (a area) eagerSend(g Group, me, to int, data []byte) {
+	pe := g.PE(to)
+	slot := eagerSlot(g, to, me)
+	if len(data) > 0 {
+		copy(bytes(Remote(unsafe.Pointer(a.word(slot+1)), pe), uintptr(len(data))), data)
+	}
+	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(slot)), pe)), uint64(len(data))+1)
+	NotifyAtomic(pe)
+}
+
+// rendezvous marks a flag that announces a message too large for its slot: the receiver
+// copies it from the sender's own buffer and acknowledges (wordEagerAck).
+const rendezvous = 1 << 62
+
+// announce tells member to that member me has n bytes for it, to be read from my buffer.
+func (a area) announce(g Group, me, to int, n uintptr) {
+	pe := g.PE(to)
+	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(eagerSlot(g, to, me))), pe)), rendezvous|uint64(n))
+	NotifyAtomic(pe)
+}
+
+// eagerRecv waits for member from's message to me and returns it, in place in my slot.
+func (a area) eagerRecv(g Group, me, from int) []byte {
+	msg, _, _ := a.recv(g, me, from)
+	return msg
+}
+
+// recv waits for member from's flag: an eager message (returned in place) or an
+// announcement of n bytes to read from the sender's buffer (eager false).
+func (a area) recv(g Group, me, from int) (msg []byte, n uintptr, eager bool) {
+	slot := eagerSlot(g, me, from)
+	flag := a.word(slot)
+	Await(WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) != 0 })
+	f := atomic.LoadUint64(flag)
+	if f&rendezvous != 0 {
+		return nil, uintptr(f &^ rendezvous), false
+	}
+	return bytes(unsafe.Pointer(a.word(slot+1)), uintptr(f-1)), uintptr(f - 1), true
+}
+
+// eagerDone zeroes the slot of member from's message, whose data was msg.
+func (a area) eagerDone(g Group, me, from int, msg []byte) {
+	clear(msg)
+	atomic.StoreUint64(a.word(eagerSlot(g, me, from)), 0)
+}
+
+// asBytes is the memory of s.
+func asBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return bytes(unsafe.Pointer(unsafe.SliceData(s)), uintptr(len(s))*unsafe.Sizeof(s[0]))
+}
+
+// fromBytes views b as []T.
+func fromBytes[T any](b []byte) []T {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b))/unsafe.Sizeof(*new(T)))
+}
