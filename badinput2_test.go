@@ -24,7 +24,7 @@ func TestBadInputCollectives(t *testing.T) {
 	guard := append([]int64(nil), a...)
 
 	wantPanic(t, "shmem.SumToAll: pWrk has 3 elements, needs max(nreduce/2+1, ReduceMinWrkDataSize) = 11", func() { shmem.SumToAll(b[:20], a[:20], set, pWrk[:3], pSync) })
-	wantPanic(t, "shmem.SumToAll: pSync has 10 elements, needs 64", func() { shmem.SumToAll(b[:4], a[:4], set, pWrk, pSync[:10]) })
+	wantPanic(t, "shmem.SumToAll: pSync has 10 elements, needs 256", func() { shmem.SumToAll(b[:4], a[:4], set, pWrk, pSync[:10]) })
 	wantPanic(t, "shmem.ProdToAll: dst has 3 elements, src 4", func() { shmem.ProdToAll(b[:3], a[:4], set, pWrk, pSync) })
 	wantPanic(t, "shmem.MinToAll: dst [", func() { shmem.MinToAll(a[1:5], a[:4], set, pWrk, pSync) })
 	wantPanic(t, "overlap without being the same array", func() { shmem.MaxToAll(a[1:5], a[:4], set, pWrk, pSync) })
