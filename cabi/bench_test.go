@@ -99,7 +99,7 @@ func BenchmarkGo(b *testing.B) {
 	}
 	seq := int64(0)
 	bodies := map[string]func() func(int){
-		"call":       oneSided(func() { shmem.MyPE() }),
+		"call":       oneSided(func() { shmem.PEAccessible(1) }),
 		"put8":       oneSided(func() { shmem.Put(dst, src, 1) }),
 		"put8_quiet": oneSided(func() { shmem.Put(dst, src, 1); shmem.Quiet() }),
 		"long_p":     oneSided(func() { shmem.P(&dst[0], 7, 1) }),

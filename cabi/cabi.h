@@ -17,6 +17,12 @@
 #define GOSHMEM_AMO_FETCH_OR 6
 #define GOSHMEM_AMO_FETCH_XOR 7
 
+/* This PE's number and the job's size while the PE runs (between shmem_init and
+ * shmem_finalize), else -1: shmem_my_pe and shmem_n_pes answer from them without a call
+ * into Go, which they make (and which explains the error) only outside that span. Set by
+ * setup.go; defined in query.c. */
+extern int goshmem_me, goshmem_npes;
+
 /* The executable's writable data segment and the part of it that can move into the
  * symmetric heap (see static.go). */
 struct goshmem_segment {

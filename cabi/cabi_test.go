@@ -178,6 +178,7 @@ func TestErrors(t *testing.T) {
 		env    []string
 	}{
 		{"before-init", 2, `^panic: shmem_my_pe: called before shmem_init$`, nil},
+		{"after-finalize", 2, `^panic: shmem_my_pe: called after shmem_finalize$`, nil},
 		{"pe", 2, `^panic: shmem_putmem: PE 9 out of range \[0,2\)$`, nil},
 		{"stack", 2, `^panic: shmem_long_put: dest \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`, nil},
 		{"cmp", 2, `^panic: shmem_long_wait_until: invalid comparison 42$`, nil},

@@ -3,6 +3,7 @@
 package main
 
 // #include <stdio.h>
+// #include "cabi.h"
 import "C"
 
 import (
@@ -25,11 +26,13 @@ func goshmem_init(r int32) {
 		panic(err)
 	}
 	initStatic(who)
+	C.goshmem_me, C.goshmem_npes = C.int(rt.MyPE()), C.int(rt.NPEs())
 }
 
 //export goshmem_finalize
 func goshmem_finalize(r int32) {
 	defer catch(r)
+	C.goshmem_me, C.goshmem_npes = -1, -1
 	rt.Finalize()
 }
 

@@ -1349,12 +1349,12 @@ void shmem_global_exit(int status)
 
 int shmem_my_pe(void)
 {
-	return goshmem_my_pe(R_shmem_my_pe);
+	return goshmem_me >= 0 ? goshmem_me : goshmem_my_pe(R_shmem_my_pe);
 }
 
 int shmem_n_pes(void)
 {
-	return goshmem_n_pes(R_shmem_n_pes);
+	return goshmem_npes >= 0 ? goshmem_npes : goshmem_n_pes(R_shmem_n_pes);
 }
 
 int shmem_pe_accessible(int pe)
@@ -6737,12 +6737,12 @@ void start_pes(int npes)
 
 int _my_pe(void)
 {
-	return goshmem_my_pe(R__my_pe);
+	return goshmem_me >= 0 ? goshmem_me : goshmem_my_pe(R__my_pe);
 }
 
 int _num_pes(void)
 {
-	return goshmem_n_pes(R__num_pes);
+	return goshmem_npes >= 0 ? goshmem_npes : goshmem_n_pes(R__num_pes);
 }
 
 void shmem_short_wait(short *ivar, short cmp_value)

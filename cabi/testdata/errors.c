@@ -43,5 +43,7 @@ int main(int argc, char **argv)
 		shmem_global_exit(3);
 	}
 	shmem_finalize();
+	if (strcmp(c, "after-finalize") == 0)
+		return shmem_my_pe();
 	return 0;
 }
