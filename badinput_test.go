@@ -55,7 +55,7 @@ func TestBadInput(t *testing.T) {
 	wantPanic(t, "shmem.Barrier: active set (start 1, log stride 1, size 2) reaches PE 3", func() { shmem.Barrier(shmem.ActiveSet{Start: 1, LogStride: 1, Size: 2}, buf) })
 	wantPanic(t, "shmem.Barrier: pSync has 8 elements, needs 256", func() { shmem.Barrier(shmem.ActiveSet{Start: 0, Size: 2}, buf) })
 	wantPanic(t, "is not in the active set", func() { shmem.Barrier(shmem.ActiveSet{Start: peer, Size: 1}, buf) })
-	wantPanic(t, "shmem.Barrier: pSync is not symmetric memory", func() { shmem.Barrier(shmem.ActiveSet{Start: 0, Size: 2}, make([]int64, 64)) })
+	wantPanic(t, "shmem.Barrier: pSync is not symmetric memory", func() { shmem.Barrier(shmem.ActiveSet{Start: 0, Size: 2}, make([]int64, shmem.BarrierSyncSize)) })
 	shmem.BarrierAll()
 }
 
