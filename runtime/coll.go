@@ -107,6 +107,18 @@ func CheckOverlap(who string, dst, src unsafe.Pointer, dn, sn uintptr) {
 	panic(fmt.Sprintf("%s: dst [%#x, +%d) and src [%#x, +%d) overlap without being the same array", who, d, dn, s, sn))
 }
 
+// smallGroup is the group size up to which per-call lists live on the caller's stack.
+const smallGroup = 16
+
+// lists returns n empty-slice slots: buf's when it holds them (buf being the caller's stack
+// array), so collectives on small groups allocate nothing per call.
+func lists[T any](buf *[smallGroup][]T, n int) [][]T {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([][]T, n)
+}
+
 // blockBytes is how much of a reduction's output is combined from all inputs before moving
 // on: the accumulator stays in L1 while the inputs stream through.
 const blockBytes = 16 << 10

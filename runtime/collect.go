@@ -64,13 +64,8 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 			a.announce(g, me, to, x.Bytes)
 		}
 	}
-	var msgs [][]byte
-	if g.Size <= 16 {
-		var buf [16][]byte
-		msgs = buf[:g.Size]
-	} else {
-		msgs = make([][]byte, g.Size)
-	}
+	var buf [smallGroup][]byte
+	msgs := lists(&buf, g.Size)
 	var total uintptr
 	for j := range g.Size {
 		switch {

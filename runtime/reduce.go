@@ -91,7 +91,8 @@ func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a a
 		a.eagerSend(g, me, (me+k)%g.Size, mine)
 	}
 	var own [eagerMaxBytes]byte // my source, kept aside when dst is src
-	ins := make([][]T, g.Size)
+	var buf [smallGroup][]T
+	ins := lists(&buf, g.Size)
 	ins[me] = src
 	if same(dst, src) {
 		ins[me] = fromBytes[T](own[:copy(own[:], mine)])
@@ -113,19 +114,20 @@ func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a a
 // combines them itself; a second barrier keeps sources untouched until all have read them.
 // Best for small messages: two barriers and one pass over the sources.
 func reduceLinear[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
-	ins := make([][]T, g.Size)
+	var list [smallGroup][]T
+	ins := lists(&list, g.Size)
 	for j := range ins {
 		ins[j] = peer(src, g.PE(j))
 	}
-	out, buf := dst, (*[]byte)(nil)
+	out, scratch := dst, (*[]byte)(nil)
 	if same(dst, src) { // peers read my src until the second barrier: combine aside
-		out, buf = getScratch[T](len(dst))
-		defer putScratch(buf)
+		out, scratch = getScratch[T](len(dst))
+		defer putScratch(scratch)
 	}
 	barrier(who, g, me, &a)
 	combineAll(op, out, ins)
 	barrier(who, g, me, &a)
-	if buf != nil {
+	if scratch != nil {
 		copy(dst, out)
 	}
 }
@@ -144,7 +146,8 @@ func reduceTree[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 	}
 	if len(kids) > 0 {
 		a.await(who, WaitCollective, wordUp, uint64(len(kids)))
-		ins := make([][]T, 0, len(kids)+1)
+		var buf [smallGroup][]T
+		ins := lists(&buf, len(kids)+1)[:0]
 		ins = append(ins, src)
 		for _, c := range kids {
 			ins = append(ins, partial(c))
