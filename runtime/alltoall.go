@@ -63,12 +63,13 @@ func (x AlltoallArgs) block(me, j, pe int) {
 // alltoallEager sends each small block as an eager message (packed from its stride) and
 // unpacks the ones it receives into dst at dst's stride: one exchange, no barrier.
 func alltoallEager(who string, g Group, me int, a area, x AlltoallArgs) {
-	var buf [eagerMaxBytes]byte
 	nb := uintptr(x.N) * x.Size
+	buf, scratch := getScratch[byte](int(nb))
+	defer putScratch(scratch)
 	for k := 1; k < g.Size; k++ {
 		j := (me + k) % g.Size
 		src := unsafe.Add(x.Src, uintptr(j*x.N*x.SrcStride)*x.Size)
-		StridedCopy(unsafe.Pointer(&buf[0]), 1, src, x.SrcStride, x.N, x.Size)
+		StridedCopy(unsafe.Pointer(unsafe.SliceData(buf)), 1, src, x.SrcStride, x.N, x.Size)
 		a.eagerSend(g, me, j, buf[:nb])
 	}
 	x.block(me, me, g.PE(me))

@@ -16,9 +16,6 @@ import (
 // only in a later call on the same area, which it reaches only after the receiver has
 // entered the call between them, so it finished with the slot.
 
-// eagerMaxBytes bounds eagerCap (two members: one slot takes the whole eager region).
-const eagerMaxBytes = (shm.SyncWords - wordEager - 1) * 8
-
 // eagerSlotWords is each slot's size (its flag first), a whole number of cache lines.
 func eagerSlotWords(g Group) int {
 	if g.Size < 2 {

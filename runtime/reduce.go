@@ -90,12 +90,14 @@ func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a a
 	for k := 1; k < g.Size; k++ {
 		a.eagerSend(g, me, (me+k)%g.Size, mine)
 	}
-	var own [eagerMaxBytes]byte // my source, kept aside when dst is src
 	var buf [smallGroup][]T
 	ins := lists(&buf, g.Size)
 	ins[me] = src
-	if same(dst, src) {
-		ins[me] = fromBytes[T](own[:copy(own[:], mine)])
+	if same(dst, src) { // my source, kept aside: dst overwrites it while the others combine
+		own, scratch := getScratch[T](len(src))
+		defer putScratch(scratch)
+		copy(own, src)
+		ins[me] = own
 	}
 	for j := range g.Size {
 		if j != me {
