@@ -48,12 +48,12 @@ func entryPoints(t testing.TB) []struct {
 	h, src, idx := inProcess.heap, inProcess.src, unsafe.Pointer(&inProcess.index[0])
 	sig := unsafe.Add(h, 2048)
 	var (
-		put, get, iput, p       = routine(t, "shmem_putmem"), routine(t, "shmem_getmem"), routine(t, "shmem_long_iput"), routine(t, "shmem_long_p")
-		fadd, cswap, fetch      = routine(t, "shmem_long_atomic_fetch_add"), routine(t, "shmem_int_atomic_compare_swap"), routine(t, "shmem_double_atomic_fetch")
-		wait, test, some, all   = routine(t, "shmem_long_wait_until"), routine(t, "shmem_int_test"), routine(t, "shmem_long_test_some"), routine(t, "shmem_long_wait_until_all")
-		putSig, sigFetch, quiet = routine(t, "shmem_putmem_signal"), routine(t, "shmem_signal_fetch"), routine(t, "shmem_quiet")
-		myPE, barrier, ptr      = routine(t, "shmem_my_pe"), routine(t, "shmem_barrier_all"), routine(t, "shmem_ptr")
-		teamMyPE, reduce        = routine(t, "shmem_team_my_pe"), routine(t, "shmem_long_sum_reduce")
+		put, get, iput, p        = routine(t, "shmem_putmem"), routine(t, "shmem_getmem"), routine(t, "shmem_long_iput"), routine(t, "shmem_long_p")
+		fadd, cswap, fetch       = routine(t, "shmem_long_atomic_fetch_add"), routine(t, "shmem_int_atomic_compare_swap"), routine(t, "shmem_double_atomic_fetch")
+		wait, test, some, all    = routine(t, "shmem_long_wait_until"), routine(t, "shmem_int_test"), routine(t, "shmem_long_test_some"), routine(t, "shmem_long_wait_until_all")
+		putSig, sigFetch, quiet  = routine(t, "shmem_putmem_signal"), routine(t, "shmem_signal_fetch"), routine(t, "shmem_quiet")
+		accessible, barrier, ptr = routine(t, "shmem_pe_accessible"), routine(t, "shmem_barrier_all"), routine(t, "shmem_ptr")
+		teamMyPE, reduce         = routine(t, "shmem_team_my_pe"), routine(t, "shmem_long_sum_reduce")
 	)
 	return []struct {
 		name string
@@ -77,7 +77,7 @@ func entryPoints(t testing.TB) []struct {
 		{"shmem_putmem_signal", func() { goshmem_put_signal(putSig, h, src, 8, sig, 1, int32(shmem.SignalAdd), 0) }},
 		{"shmem_signal_fetch", func() { goshmem_signal_fetch(sigFetch, sig) }},
 		{"shmem_quiet", func() { goshmem_quiet(quiet) }},
-		{"shmem_my_pe", func() { goshmem_my_pe(myPE) }},
+		{"shmem_pe_accessible", func() { goshmem_pe_accessible(accessible, 0) }},
 		{"shmem_barrier_all", func() { goshmem_barrier_all(barrier) }},
 		{"shmem_ptr", func() { goshmem_ptr(ptr, h, 0) }},
 		{"shmem_team_my_pe", func() { goshmem_team_my_pe(teamMyPE, handleWorld) }},
