@@ -210,6 +210,16 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// Every C11 generic selection picks the function of its argument's type: zgenerics.c calls
+// each with each basic type's pointers and values, and a wrong pick is an incompatible
+// pointer type.
+func TestGenericSelections(t *testing.T) {
+	cmd := exec.Command("gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", "testdata/zgenerics.c")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+}
+
 // shmem.h compiles as C99 (no generic selection) and as C++, warning-free.
 func TestHeaderDialects(t *testing.T) {
 	src := filepath.Join(work.dir, "hdr.c")

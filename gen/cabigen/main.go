@@ -47,6 +47,7 @@ func main() {
 	write(filepath.Join(*root, "include", "shmem.h"), m.header(consts))
 	write(filepath.Join(*root, "cabi", "zshmem.c"), m.csource())
 	write(filepath.Join(*root, "cabi", "zcabi.go"), gofmt(m.gosource()))
+	write(filepath.Join(*root, "cabi", "testdata", "zgenerics.c"), m.genericsTest())
 }
 
 // Const is one #define of the header.
@@ -321,6 +322,39 @@ func (m *Model) gosource() []byte {
 	p("}\n\n// reduceByType are the reductions of every type of gen/tables.Types, by index.\nvar reduceByType = [...]*reduceFuncs{\n")
 	for _, t := range tables.Types {
 		p("\tti%s: reduceFor[%s](),\n", t.Title(), t.Go)
+	}
+	p("}\n")
+	return b.Bytes()
+}
+
+// genericsTest is a C file that calls every generic selection with every basic type of its
+// family, each argument a null pointer or zero of the parameter's declared type: compiled
+// with -Werror, a selection of the wrong function fails on the pointer types.
+func (m *Model) genericsTest() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("/* %s */\n", header)
+	p("/* Every generic selection with every basic C type of its family (compile only). */\n#include <shmem.h>\n\nvoid generics(void);\n\nvoid generics(void)\n{\n")
+	for _, s := range m.sections {
+		for _, r := range s.Routines {
+			if r.Generic == "" {
+				continue
+			}
+			for _, c := range family(m.all, r.Types) {
+				if !c.Basic {
+					continue
+				}
+				f := r.mkTyped(c, opKV(r.Op))
+				in := f.Proto[strings.IndexByte(f.Proto, '(')+1 : strings.LastIndexByte(f.Proto, ')')]
+				var args []string
+				for _, decl := range strings.Split(in, ",") {
+					decl = strings.TrimSpace(decl)
+					i := strings.LastIndexAny(decl, " *")
+					args = append(args, "("+strings.TrimSpace(decl[:i+1])+")0")
+				}
+				p("\t%s(%s);\n", r.Generic, strings.Join(args, ", "))
+			}
+		}
 	}
 	p("}\n")
 	return b.Bytes()
