@@ -1,7 +1,8 @@
 // Command cabigen generates goshmem's C ABI from the tables in gen/tables and the spec's type
-// families (families.go): the header include/shmem.h, the C entry points cabi/zshmem.c and
-// the Go tables cabi/zcabi.go (routine names, per-type dispatch). The header's constants are
-// the Go API's, printed by cabi/internal/apiconst.
+// families (families.go): the header include/shmem.h, the C entry points cabi/zshmem.c, the
+// Go tables cabi/zcabi.go (routine names, per-type dispatch) and the compile test of the
+// generic selections cabi/testdata/zgenerics.c. The header's constants are the Go API's,
+// printed by cabi/internal/apiconst.
 //
 // Run it through go generate from the repository root:
 //
