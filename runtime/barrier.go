@@ -1,5 +1,12 @@
 package rt
 
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
 // Barrier algorithms over a group and a sync area. Each one returns only after every member
 // has entered, and so does every collective: a PE can then never be two calls ahead of
 // another, so two alternating areas are enough for back-to-back calls, and a wait for a
@@ -44,7 +51,28 @@ func barrierDissem(who string, g Group, i int, a *area) {
 }
 
 // barrierLinear gathers every member's arrival at member 0, which then releases them all.
+//
+// On a team's own words it is a central barrier: every member adds to one counter at
+// member 0, the one whose addition completes a multiple of the group size is the last and
+// publishes the epoch in one release word there, waking every sleeper with one futex wake;
+// the others wait on that word. When PEs share CPUs this costs one wake-up per PE, where
+// dissemination costs one per round.
 func barrierLinear(who string, g Group, i int, a *area) {
+	if a.epoch != 0 {
+		root := g.PE(0)
+		count := (*uint64)(Remote(unsafe.Pointer(a.word(wordArrive)), root))
+		release := (*uint32)(Remote(unsafe.Pointer(a.word(wordRelease)), root)) // the word's low half
+		e := uint32(a.epoch)
+		if atomic.AddUint64(count, 1)%uint64(g.Size) == 0 {
+			atomic.StoreUint32(release, e)
+			if mayWake {
+				shm.FutexWake(release, 1<<30)
+			}
+			return
+		}
+		awaitOn(WaitBarrier, wordRelease, release, func() bool { return int32(atomic.LoadUint32(release)-e) >= 0 })
+		return
+	}
 	if i != 0 {
 		a.signal(wordArrive, g.PE(0), 1)
 		a.await(who, WaitBarrier, wordRelease, 1)

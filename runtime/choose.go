@@ -137,6 +137,11 @@ func chooseBarrier(g Group) Alg {
 	if forceBarrier != AlgAuto {
 		return forceBarrier
 	}
+	if sleepWait && g.Size > 2 {
+		// PEs share CPUs: what costs is wake-ups, not cache lines, and the linear barrier
+		// needs one per PE (see barrierLinear); the cost model prices cache lines.
+		return AlgLinear
+	}
 	return auto(topology.Barrier, g, 0)
 }
 

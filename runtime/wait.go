@@ -45,10 +45,19 @@ func Await(op uint32, arg int, done func() bool) {
 	if done() {
 		return
 	}
-	awaitSlow(op, arg, done)
+	awaitSlow(op, arg, nil, done)
 }
 
-func awaitSlow(op uint32, arg int, done func() bool) {
+// awaitOn is Await for a condition on a futex word that every poster wakes (a barrier's
+// release): sleepers of all PEs sleep on the word itself, so one wake reaches them all.
+func awaitOn(op uint32, arg int, word *uint32, done func() bool) {
+	if done() {
+		return
+	}
+	awaitSlow(op, arg, word, done)
+}
+
+func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 	slot := obj.Slot(me)
 	atomic.StoreInt32(&slot.WaitArg, int32(arg))
 	atomic.StoreInt64(&slot.WaitSince, time.Now().UnixNano())
@@ -80,6 +89,19 @@ func awaitSlow(op uint32, arg int, done func() bool) {
 			if done() {
 				return
 			}
+		}
+		if word != nil {
+			v := atomic.LoadUint32(word)
+			if done() {
+				return
+			}
+			shm.FutexWait(word, v, sleepSlice)
+			if done() {
+				return
+			}
+			checkJob()
+			debugHang(slot)
+			continue
 		}
 		// Register as a sleeper, then read the bell, then re-check: a poster that writes
 		// after our check sees Sleepers != 0 and rings, so the futex does not sleep.
