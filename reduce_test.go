@@ -161,7 +161,7 @@ func collJob(t *testing.T, env []string, trials int, kinds []func(*testing.T, *c
 }
 
 func TestReductions(t *testing.T) {
-	for _, alg := range []string{"linear", "tree", "ring", "auto"} {
+	for _, alg := range []string{"linear", "tree", "ring", "direct", "auto"} {
 		t.Run(alg, func(t *testing.T) {
 			collJob(t, []string{"SHMEM_REDUCE_ALGORITHM=" + alg, "SHMEM_COLL_RADIX=2"}, 90, reduceTypes, 1, 2, 3, 5, 8)
 		})

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goshmem/shmem/runtime/shm"
 	"github.com/goshmem/shmem/topology"
 )
 
@@ -84,9 +85,7 @@ func auto(coll topology.Collective, g Group, nbytes int) Alg {
 	for i := range pes {
 		pes[i] = places[g.PE(i)]
 	}
-	m := topology.DefaultCostModel()
-	m.TreeRadix = collRadix
-	v, _ := topology.Choose(coll, pes, 1<<class, m)
+	v, _ := topology.Choose(coll, pes, 1<<class, costModel())
 	a := parseAlg(string(v))
 	if collCrossover > 0 {
 		if g.Size < collCrossover {
@@ -108,6 +107,14 @@ func auto(coll topology.Collective, g Group, nbytes int) Alg {
 	verdicts.Store(k, a)
 	slot.Store(&verdictEntry{k, a})
 	return a
+}
+
+// costModel is topology's default model with this job's radix and eager region.
+func costModel() topology.CostModel {
+	m := topology.DefaultCostModel()
+	m.TreeRadix = collRadix
+	m.EagerRegion = (shm.SyncWords - wordEager) * 8
+	return m
 }
 
 // The simple (linear) and the log-depth algorithm of each collective, for the crossovers.

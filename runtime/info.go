@@ -37,8 +37,7 @@ func printInfo() {
 	if t, err := topology.Read(""); err == nil {
 		b.WriteString(topology.Summary(t))
 	}
-	m := topology.DefaultCostModel()
-	m.TreeRadix = collRadix
+	m := costModel()
 	fmt.Fprintf(&b, "collective algorithms over all %d PEs (auto; SHMEM_*_ALGORITHM overrides):\n", npes)
 	b.WriteString(topology.ChoiceTable(places, m))
 	os.Stderr.WriteString(b.String())

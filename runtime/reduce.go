@@ -13,7 +13,9 @@ import (
 //   - tree:   each node combines its own source, then its children's partial results in
 //     the plan's order; the root's result is copied down;
 //   - ring:   chunk c is combined along the ring starting at ring position c:
-//     ((s_c op s_c+1) op s_c+2) ... (positions mod n), then copied around.
+//     ((s_c op s_c+1) op s_c+2) ... (positions mod n), then copied around;
+//   - direct: chunk c is combined by member c, its own source first:
+//     ((s_c op s_0) op s_1) ... (skipping c), then written to every member.
 
 // ReduceSet is the active-set reduction on the user's pSync.
 func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync unsafe.Pointer, dst, src []T) {
@@ -56,6 +58,8 @@ func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, 
 		reduceTree(who, op, g, me, a, dst, src)
 	case AlgRing:
 		reduceRing(who, op, g, me, a, dst, src)
+	case AlgDirect:
+		reduceDirect(who, op, g, me, a, dst, src)
 	default:
 		reduceLinear(who, op, g, me, a, dst, src)
 	}
@@ -168,6 +172,43 @@ func reduceTree[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 	if len(kids) > 0 {
 		a.await(who, WaitCollective, wordAck, uint64(len(kids)))
 	}
+}
+
+// reduceDirect is reduce-scatter and allgather in one pass, by direct access: after a
+// barrier, member c combines chunk c of every member's source, block by block, and writes
+// each finished block into chunk c of every member's dst; a barrier ends it. Each member
+// reads 1/n of the vector from every member and writes 1/n to every member, the traffic of
+// one copy of the vector, with no step of one member waiting on another's. In place is
+// safe: chunk c of any member's src is read only by member c, before it writes it.
+func reduceDirect[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
+	n := g.Size
+	var list [smallGroup][]T
+	ins := lists(&list, n)
+	ins[0] = chunk(src, me, n) // my own source first: dst's chunk may be this very memory
+	for k, j := 1, 0; j < n; j++ {
+		if j != me {
+			ins[k] = chunk(peer(src, g.PE(j)), me, n)
+			k++
+		}
+	}
+	out := chunk(dst, me, n)
+	barrier(who, g, me, &a)
+	step := max(blockBytes/int(unsafe.Sizeof(*new(T))), 1)
+	var blockList [smallGroup][]T
+	for lo := 0; lo < len(out); lo += step {
+		hi := min(lo+step, len(out))
+		blk := lists(&blockList, n)
+		for i := range ins {
+			blk[i] = ins[i][lo:hi]
+		}
+		combineAll(op, out[lo:hi], blk)
+		for j := range n {
+			if j != me {
+				copy(peer(out, g.PE(j))[lo:hi], out[lo:hi])
+			}
+		}
+	}
+	barrier(who, g, me, &a)
 }
 
 // reduceRing is reduce-scatter then allgather around the plan's ring (which crosses socket

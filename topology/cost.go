@@ -40,7 +40,7 @@ const (
 	AlgTree     Algorithm = "tree"     // the hierarchical Tree: socket, L3 domain, PE levels
 	AlgDissem   Algorithm = "dissem"   // dissemination barrier over the Ring order
 	AlgRing     Algorithm = "ring"     // around the Ring order
-	AlgDirect   Algorithm = "direct"   // alltoall: every PE puts its blocks, then a barrier
+	AlgDirect   Algorithm = "direct"   // alltoall: every PE puts its blocks, then a barrier; reduce: each PE reduces its chunk of every source and writes it to every PE
 	AlgPairwise Algorithm = "pairwise" // alltoall: round r, get the block of the PE r places back
 )
 
@@ -53,7 +53,7 @@ func Algorithms(c Collective) []Algorithm {
 	case Bcast:
 		return []Algorithm{AlgLinear, AlgTree}
 	case Reduce:
-		return []Algorithm{AlgLinear, AlgTree, AlgRing}
+		return []Algorithm{AlgLinear, AlgTree, AlgDirect, AlgRing}
 	case FCollect, Collect:
 		return []Algorithm{AlgLinear, AlgRing}
 	case AllToAll:
@@ -118,6 +118,7 @@ type CostModel struct {
 	BWL3, BWCrossL3, BWSocket    int64 // MB/s
 	BWCombine                    int64 // MB/s of one operand combined in cache (dst op= src)
 	TreeRadix                    int   // fan-out of each level of the tree (SHMEM_COLL_RADIX)
+	EagerRegion                  int64 // bytes of a sync area that carry eager messages (0: none)
 }
 
 // DefaultCostModel is the model measured on the development machine, a VM with
@@ -138,8 +139,9 @@ func DefaultCostModel() CostModel {
 	return CostModel{
 		LatL3: 47 * time.Nanosecond, LatCrossL3: 215 * time.Nanosecond, LatSocket: 430 * time.Nanosecond,
 		BWL3: 54000, BWCrossL3: 24000, BWSocket: 12000,
-		BWCombine: 18000,
-		TreeRadix: 4,
+		BWCombine:   90000, // the AVX-512 int32 sum kernel in cache (bench/KERNELS.md)
+		TreeRadix:   4,
+		EagerRegion: 192 * 8, // the runtime's eager words of a sync area
 	}
 }
 
@@ -326,16 +328,27 @@ func (e *estimator) cost(c Collective, a Algorithm, n int64) int64 {
 	case c == Bcast && a == AlgTree:
 		return e.treeSpread(n)
 	case c == Reduce && a == AlgLinear:
-		var t int64
-		for p := 1; p < len(e.pes); p++ {
-			t = add(t, e.lat(p, 0)+e.xfer(p, 0, n)+e.combine(n))
+		// Every PE reads every other's vector and combines them all itself: as eager
+		// messages in its sync area when they fit (no barrier), else straight from the
+		// peers' sources between two barriers.
+		t := add(e.allPairsSerial(n, 1), mul(int64(len(e.pes)-1), e.combine(n)))
+		if n > e.eagerCap() {
+			t = add(t, 2*e.dissem())
 		}
-		return add(t, e.fanoutMax(0, e.all[1:], n))
+		return t
 	case c == Reduce && a == AlgTree:
 		return add(e.treeGather(n), e.treeSpread(n))
-	case c == Reduce && a == AlgRing:
+	case c == Reduce && a == AlgDirect:
+		// A barrier; each PE reads its chunk from every peer and writes the result to every
+		// peer (the owners read it after the call); a barrier. No step waits on another's.
 		chunk := (n + int64(len(e.pes)) - 1) / int64(len(e.pes))
-		step := e.ringStep(chunk)
+		move := max(e.allPairsSerial(chunk, 2), e.linkTime(2*chunk))
+		return add(add(2*e.dissem(), move), mul(int64(len(e.pes)-1), e.combine(chunk)))
+	case c == Reduce && a == AlgRing:
+		// 2(N-1) dependent steps; each waits for the predecessor's flag (a hand-off) and
+		// then moves its chunk (ringStep: a hand-off and the data).
+		chunk := (n + int64(len(e.pes)) - 1) / int64(len(e.pes))
+		step := add(e.ringStep(chunk), e.ringStep(0))
 		return mul(int64(len(e.pes)-1), add(2*step, e.combine(chunk)))
 	case (c == FCollect || c == Collect) && a == AlgLinear:
 		return max(e.allPairsSerial(n, 1), e.linkTime(n))
@@ -430,6 +443,17 @@ func (e *estimator) dissem() int64 {
 
 // ringStep is one step around the Ring: every PE reads n bytes from the one
 // before it, as slow as the slowest link.
+// eagerCap is the bytes one eager message may carry at this PE count: the eager region
+// split into one slot per other PE, whole cache lines, less the slot's flag word.
+func (e *estimator) eagerCap() int64 {
+	k := int64(len(e.pes) - 1)
+	if k < 1 || e.m.EagerRegion <= 0 {
+		return 0
+	}
+	slot := e.m.EagerRegion / k / 64 * 64
+	return max(slot-8, 0)
+}
+
 func (e *estimator) ringStep(n int64) int64 {
 	var t int64
 	k := len(e.ring)

@@ -39,7 +39,7 @@ var Table = []Var{
 	{Name: "SHMEM_VERSION", Kind: Bool, Default: "0", Desc: "PE 0 prints the library and specification version at Init"},
 	{Name: "SHMEM_BARRIER_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "dissem"}, Desc: "barrier and sync algorithm"},
 	{Name: "SHMEM_BCAST_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree"}, Desc: "broadcast algorithm"},
-	{Name: "SHMEM_REDUCE_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "ring"}, Desc: "reduction algorithm"},
+	{Name: "SHMEM_REDUCE_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "ring", "direct"}, Desc: "reduction algorithm"},
 	{Name: "SHMEM_ALLTOALL_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "direct", "pairwise"}, Desc: "alltoall and alltoalls algorithm"},
 	{Name: "SHMEM_FCOLLECT_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "ring"}, Desc: "collect and fcollect algorithm"},
 	{Name: "SHMEM_COLL_CROSSOVER", Kind: Int, Default: "0", Desc: "PE count from which auto prefers log-depth algorithms to linear ones (0: from the cost model)"},
