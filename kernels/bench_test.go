@@ -176,3 +176,116 @@ func BenchmarkCombineOffset(b *testing.B) {
 		}
 	}
 }
+
+// copySizes are the sizes of the Copy benchmarks: L1 and L2 sizes, the 1 MiB from which
+// Go's memmove (on CPUs where it does not use REP MOVS) switches to non-temporal stores, and
+// beyond.
+var copySizes = []struct {
+	name  string
+	bytes int
+}{{"4KiB", 4 << 10}, {"64KiB", 64 << 10}, {"256KiB", 256 << 10}, {"1MiB", 1 << 20}, {"4MiB", 4 << 20}, {"16MiB", 16 << 20}}
+
+// BenchmarkCopyKernel is Copy on each path beside copy() itself ("builtin"), 64-byte
+// aligned dst and src (page-aligned from 64 KiB: Go's large allocations are) of each size;
+// SetBytes is the size copied.
+func BenchmarkCopyKernel(b *testing.B) {
+	for _, sz := range copySizes {
+		dst, src := aligned[byte](sz.bytes), aligned[byte](sz.bytes)
+		b.Run(sz.name+"/builtin", func(b *testing.B) {
+			b.SetBytes(int64(sz.bytes))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+		for _, p := range Paths() {
+			b.Run(sz.name+"/"+p.String(), func(b *testing.B) {
+				defer Use(p)()
+				b.SetBytes(int64(sz.bytes))
+				for b.Loop() {
+					Copy(dst, src)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopyKernelRead is BenchmarkCopyKernel with the copy's destination read right
+// after (by copy() into a third buffer, the same in every row), as the runtime's copies are:
+// what a put writes is read by the target, what a get brings by the caller. From 1 MiB this
+// is where copy() and REP MOVSB differ: copy() writes with non-temporal stores, which leave
+// the destination in memory rather than in cache. SetBytes is the size Copy copies.
+func BenchmarkCopyKernelRead(b *testing.B) {
+	for _, sz := range copySizes {
+		dst, src, out := aligned[byte](sz.bytes), aligned[byte](sz.bytes), aligned[byte](sz.bytes)
+		b.Run(sz.name+"/builtin", func(b *testing.B) {
+			b.SetBytes(int64(sz.bytes))
+			for b.Loop() {
+				copy(dst, src)
+				copy(out, dst)
+			}
+		})
+		for _, p := range Paths() {
+			b.Run(sz.name+"/"+p.String(), func(b *testing.B) {
+				defer Use(p)()
+				b.SetBytes(int64(sz.bytes))
+				for b.Loop() {
+					Copy(dst, src)
+					copy(out, dst)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopyKernelOffset is Copy at 64 KiB and 1 MiB with dst and src off their 64-byte
+// boundaries: equally (1/1), differently (13/50: dst 37 bytes below src modulo 4 KiB), and
+// with dst 32 bytes past src modulo 4 KiB (32/0), where Copy runs copy() instead of the
+// kernel (0/32 is the same misalignment the other way, which the kernel takes).
+func BenchmarkCopyKernelOffset(b *testing.B) {
+	for _, sz := range []struct {
+		name  string
+		bytes int
+	}{{"64KiB", 64 << 10}, {"1MiB", 1 << 20}} {
+		for _, o := range []struct {
+			name     string
+			dst, src int
+		}{{"0/0", 0, 0}, {"1/1", 1, 1}, {"13/50", 13, 50}, {"32/0", 32, 0}, {"0/32", 0, 32}} {
+			dbuf, sbuf := aligned[byte](sz.bytes+64), aligned[byte](sz.bytes+64)
+			dst, src := dbuf[o.dst:o.dst+sz.bytes], sbuf[o.src:o.src+sz.bytes]
+			name := sz.name + "/" + o.name
+			b.Run(name+"/builtin", func(b *testing.B) {
+				b.SetBytes(int64(sz.bytes))
+				for b.Loop() {
+					copy(dst, src)
+				}
+			})
+			for _, p := range Paths() {
+				b.Run(name+"/"+p.String(), func(b *testing.B) {
+					defer Use(p)()
+					b.SetBytes(int64(sz.bytes))
+					for b.Loop() {
+						Copy(dst, src)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCopySmall is Copy of 8 bytes beside copy(): what the dispatch costs a small put.
+func BenchmarkCopySmall(b *testing.B) {
+	dst, src := make([]byte, 8), make([]byte, 8)
+	b.Run("builtin", func(b *testing.B) {
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+	for _, p := range Paths() {
+		b.Run(p.String(), func(b *testing.B) {
+			defer Use(p)()
+			for b.Loop() {
+				Copy(dst, src)
+			}
+		})
+	}
+}

@@ -1,7 +1,7 @@
 package main
 
 // The amd64 kernels, written with avo: one AVX2 and one AVX-512 function per distinct kernel
-// of tables.Kernels(), plus the strided-copy kernels.
+// of tables.Kernels(), plus the strided-copy kernels and the bulk byte copy (copy.go).
 //
 // Combine kernels have the signature func(dst, a, b *byte, n int) and compute
 // dst[i] = op(a[i], b[i]) for n elements of the kernel's class (dst may be a or b).
@@ -445,6 +445,7 @@ func genAMD64(header []string) (asm, stubs []byte, err error) {
 		}
 		g.strided()
 	}
+	copyERMS(c)
 	f, err := c.Result()
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 // Command kernelgen generates every typed file of package kernels from the tables in
-// gen/tables: the amd64 assembly (avo, AVX2 and AVX-512) and its stubs, the arm64 NEON
-// assembly and its stubs, the Go dispatch tables and the per-type tests and benchmarks.
+// gen/tables: the amd64 assembly (avo, AVX2 and AVX-512, and the REP MOVSB bulk copy) and its
+// stubs, the arm64 NEON assembly and its stubs, the Go dispatch tables and the per-type tests
+// and benchmarks.
 //
 // Run it through go generate from the repository root:
 //

@@ -219,3 +219,6 @@ func Pack64AVX512(dst *byte, src *byte, n int)
 func Unpack64AVX512(dst *byte, src *byte, n int)
 
 func Even64AVX512(dst *byte, src *byte, n int)
+
+//go:noescape
+func CopyERMS(dst *byte, src *byte, n int)

@@ -6806,3 +6806,15 @@ Even64AVX512_loop:
 Even64AVX512_done:
 	VZEROUPPER
 	RET
+
+// func CopyERMS(dst *byte, src *byte, n int)
+TEXT ·CopyERMS(SB), NOSPLIT, $0-24
+	// CopyERMS: copies n bytes from src to dst with REP MOVSB, forward (dst must not overlap src from above).
+	// REP MOVSB takes its operands in fixed registers: DI destination, SI source, CX count.
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+	// The Go ABI keeps the direction flag clear, so the copy runs upward; n = 0 copies nothing.
+	REP; MOVSB
+	RET
