@@ -20,7 +20,7 @@ static int me, npes;
 	} while (0)
 
 static long pSync[SHMEM_REDUCE_SYNC_SIZE];
-static long pSyncA[SHMEM_BCAST_SYNC_SIZE], pSyncB[SHMEM_COLLECT_SYNC_SIZE];
+static long pSyncA[SHMEM_SYNC_SIZE], pSyncB[SHMEM_SYNC_SIZE]; /* SHMEM_SYNC_SIZE: any collective */
 static long s_long[8];
 static long double s_ld[4];
 static char s_chars[16];
@@ -196,8 +196,8 @@ static void signals(void)
 		CHECK(v == (uint64_t)npes && shmem_signal_fetch(&s_sig) == (uint64_t)npes, "signal %lu", (unsigned long)v);
 	}
 	shmem_barrier_all();
-	shmem_putmem_signal(data, src, sizeof src, &s_sig, 7, SHMEM_SIGNAL_SET, right());
-	shmem_signal_wait_until(&s_sig, SHMEM_CMP_EQ, 7);
+	shmem_putmem_signal(data, src, sizeof src, &s_sig, 1000, SHMEM_SIGNAL_SET, right());
+	shmem_signal_wait_until(&s_sig, SHMEM_CMP_EQ, 1000); /* not npes: PE 0's value so far */
 	CHECK(data[3] == left(), "data before signal: %ld", data[3]);
 	shmem_barrier_all();
 	shmem_free(data);
@@ -306,7 +306,7 @@ static void collectives(void)
 	int64_t *fc = shmem_calloc(2 * npes, sizeof(int64_t));
 	int32_t *a2a = shmem_calloc(npes, sizeof(int32_t));
 	int32_t *a2a_src = shmem_calloc(npes, sizeof(int32_t));
-	for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+	for (int i = 0; i < SHMEM_SYNC_SIZE; i++)
 		pSyncA[i] = pSyncB[i] = SHMEM_SYNC_VALUE;
 	for (int i = 0; i < 8; i++)
 		b[i] = me == 0 ? 42 + i : -1;
@@ -340,17 +340,18 @@ static void collectives(void)
 	for (int pe = 0; pe < npes; pe++)
 		CHECK(a2a[pe] == pe * 100 + me, "alltoall32: [%d] = %d", pe, a2a[pe]);
 
-	/* active-set barrier and reductions over the even PEs, on static pSync and pWrk */
+	/* active-set barrier and reductions over the even PEs, on static pSync and pWrk; the
+	 * three calls alternate two pSync arrays, as back-to-back collectives must */
 	if (me % 2 == 0) {
 		int size = (npes + 1) / 2;
-		shmem_barrier(0, 1, size, pSync);
+		shmem_barrier(0, 1, size, pSyncA);
 		static long v, r;
 		v = me + 1;
 		shmem_long_max_to_all(&r, &v, 1, 0, 1, size, pWrkL, pSync);
 		CHECK(r == (size - 1) * 2 + 1, "max_to_all over evens: %ld", r);
 		static long double lv, lr;
 		lv = 0.5L + me;
-		shmem_longdouble_sum_to_all(&lr, &lv, 1, 0, 1, size, pWrkLD, pSync);
+		shmem_longdouble_sum_to_all(&lr, &lv, 1, 0, 1, size, pWrkLD, pSyncA);
 		long double lwant = 0;
 		for (int pe = 0; pe < npes; pe += 2)
 			lwant += 0.5L + pe;
