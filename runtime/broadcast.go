@@ -1,6 +1,10 @@
 package rt
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/goshmem/shmem/kernels"
+)
 
 // Broadcast: the root's src reaches every member's dst (the root's own dst too when
 // toRoot is set: the team form does that, the active-set form does not). Members pull
@@ -31,7 +35,7 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 		defer debugLeave()
 	}
 	if me == x.Root && x.ToRoot && x.Dst != x.Src {
-		copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
+		kernels.Copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
 	}
 	if g.Size == 1 {
 		return
@@ -82,7 +86,7 @@ func bcastLinear(who string, g Group, me int, a area, x BcastArgs) {
 		return
 	}
 	a.await(who, WaitCollective, wordDown, 1)
-	copy(bytes(x.Dst, x.Bytes), bytes(Remote(x.Src, g.PE(x.Root)), x.Bytes))
+	kernels.Copy(bytes(x.Dst, x.Bytes), bytes(Remote(x.Src, g.PE(x.Root)), x.Bytes))
 	a.ackAndWait(who, g, x.Root)
 }
 
@@ -113,7 +117,7 @@ func bcastTree(who string, g Group, me int, a area, x BcastArgs) {
 		if up == x.Root {
 			from = Remote(x.Src, g.PE(up))
 		}
-		copy(bytes(x.Dst, x.Bytes), bytes(from, x.Bytes))
+		kernels.Copy(bytes(x.Dst, x.Bytes), bytes(from, x.Bytes))
 	}
 	kids := p.children[me]
 	for _, c := range kids {

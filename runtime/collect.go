@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"github.com/goshmem/shmem/kernels"
 	"sync/atomic"
 	"unsafe"
 )
@@ -39,7 +40,7 @@ func collect(who string, g Group, me int, a area, x CollectArgs) {
 		defer debugLeave()
 	}
 	if g.Size == 1 {
-		copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
+		kernels.Copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
 		return
 	}
 	if x.Fixed && chooseFcollect(g, int(x.Bytes)) == AlgRing {
@@ -90,7 +91,7 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 		for i := range j {
 			off += uintptr(len(msgs[i]))
 		}
-		copy(bytes(unsafe.Add(x.Dst, off), uintptr(len(msgs[j]))), msgs[j])
+		kernels.Copy(bytes(unsafe.Add(x.Dst, off), uintptr(len(msgs[j]))), msgs[j])
 		if j == me {
 			continue
 		}
@@ -115,12 +116,12 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 	pos := p.pos[me]
 	pred, succ := g.PE(p.ring[(pos+n-1)%n]), g.PE(p.ring[(pos+1)%n])
 	blk := func(m int) []byte { return bytes(unsafe.Add(x.Dst, uintptr(m)*x.Bytes), x.Bytes) }
-	copy(blk(me), bytes(x.Src, x.Bytes))
+	kernels.Copy(blk(me), bytes(x.Src, x.Bytes))
 	a.signal(wordRing, succ, 1)
 	for s := 1; s < n; s++ {
 		a.await(who, WaitCollective, wordRing, 1)
 		m := p.ring[(pos-s+n)%n]
-		copy(blk(m), bytes(Remote(unsafe.Pointer(unsafe.SliceData(blk(m))), pred), x.Bytes))
+		kernels.Copy(blk(m), bytes(Remote(unsafe.Pointer(unsafe.SliceData(blk(m))), pred), x.Bytes))
 		if s < n-1 {
 			a.signal(wordRing, succ, 1)
 		}

@@ -134,7 +134,7 @@ func reduceLinear[T kernels.Elem](who string, op kernels.Op, g Group, me int, a 
 	combineAll(op, out, ins)
 	barrier(who, g, me, &a)
 	if scratch != nil {
-		copy(dst, out)
+		kernels.Copy(asBytes(dst), asBytes(out))
 	}
 }
 
@@ -163,7 +163,7 @@ func reduceTree[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 	if up := p.parent[me]; up >= 0 {
 		a.signal(wordUp, g.PE(up), 1)
 		a.await(who, WaitCollective, wordDown, 1)
-		copy(dst, peer(dst, g.PE(up)))
+		kernels.Copy(asBytes(dst), asBytes(peer(dst, g.PE(up))))
 		a.signal(wordAck, g.PE(up), 1)
 	}
 	for _, c := range kids {
@@ -204,7 +204,7 @@ func reduceDirect[T kernels.Elem](who string, op kernels.Op, g Group, me int, a 
 		combineAll(op, out[lo:hi], blk)
 		for j := range n {
 			if j != me {
-				copy(peer(out, g.PE(j))[lo:hi], out[lo:hi])
+				kernels.Copy(asBytes(peer(out, g.PE(j))[lo:hi]), asBytes(out[lo:hi]))
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func reduceRing[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 	for s := 1; s < n; s++ {
 		a.await(who, WaitCollective, wordRing, 1)
 		c := (pos + 1 - s + n) % n
-		copy(chunk(dst, c, n), chunk(predDst, c, n))
+		kernels.Copy(asBytes(chunk(dst, c, n)), asBytes(chunk(predDst, c, n)))
 		if s < n-1 { // the successor's last step needs my step n-2, not this one
 			a.signal(wordRing, succ, 1)
 		}

@@ -13,7 +13,7 @@ func StridedCopy(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStrid
 		return
 	}
 	if dstStride == 1 && srcStride == 1 {
-		copy(bytes(dst, uintptr(n)*size), bytes(src, uintptr(n)*size))
+		kernels.Copy(bytes(dst, uintptr(n)*size), bytes(src, uintptr(n)*size))
 		return
 	}
 	switch size {

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"github.com/goshmem/shmem/kernels"
 	"sync/atomic"
 	"unsafe"
 )
@@ -54,12 +55,12 @@ type shmTransport struct{}
 var shmT = &shmTransport{}
 
 func (*shmTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
-	copy(bytes(Remote(dst, pe), n), bytes(src, n))
+	kernels.Copy(bytes(Remote(dst, pe), n), bytes(src, n))
 	Notify(pe)
 }
 
 func (*shmTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
-	copy(bytes(dst, n), bytes(Remote(src, pe), n))
+	kernels.Copy(bytes(dst, n), bytes(Remote(src, pe), n))
 }
 
 func (*shmTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
