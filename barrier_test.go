@@ -1,7 +1,6 @@
 package shmem_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -83,7 +82,7 @@ func TestConcurrentActiveSets(t *testing.T) {
 			shmem.AtomicAdd(&ctr[0], 1, set.Start)
 			shmem.Barrier(set, pSync)
 			if got := shmem.AtomicFetch(&ctr[0], set.Start); got < int64(set.Size)*round {
-				t.Fatal(fmt.Sprintf("set %+v round %d: %d arrivals", set, round, got))
+				t.Fatalf("set %+v round %d: %d arrivals", set, round, got)
 			}
 			shmem.Barrier(set, pSync)
 		}

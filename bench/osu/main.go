@@ -86,7 +86,6 @@ var (
 	pingpongSeq int64
 	roundTrip   int64
 	expect      int64
-	sink        int64
 	world       = shmem.ActiveSet{Start: 0, LogStride: 0, Size: 0}
 )
 
@@ -204,7 +203,7 @@ var ops = []op{
 	})},
 	{"atomic_fetch_add", famAtomic, "B", 8, 8, true, 1, activePE0, metricMops, 1, "shmem.AtomicFetchAdd on PE 1", onPE0(func(_, batch int) {
 		for range batch {
-			sink = shmem.AtomicFetchAdd(&amoTarget[0], 1, 1)
+			_ = shmem.AtomicFetchAdd(&amoTarget[0], 1, 1)
 		}
 	})},
 	{"atomic_add", famAtomic, "B", 8, 8, true, 1, activePE0, metricMops, 1, "shmem.AtomicAdd on PE 1 (one shmem.Quiet per batch)", onPE0(func(_, batch int) {
@@ -225,7 +224,7 @@ var ops = []op{
 	})},
 	{"atomic_swap", famAtomic, "B", 8, 8, true, 1, activePE0, metricMops, 1, "shmem.AtomicSwap on PE 1", onPE0(func(_, batch int) {
 		for b := range batch {
-			sink = shmem.AtomicSwap(&amoTarget[0], int64(b), 1)
+			_ = shmem.AtomicSwap(&amoTarget[0], int64(b), 1)
 		}
 	})},
 	{"atomic_set", famAtomic, "B", 8, 8, true, 1, activePE0, metricMops, 1, "shmem.AtomicSet on PE 1 (one shmem.Quiet per batch)", onPE0(func(_, batch int) {
@@ -236,7 +235,7 @@ var ops = []op{
 	})},
 	{"atomic_fetch", famAtomic, "B", 8, 8, true, 1, activePE0, metricMops, 1, "shmem.AtomicFetch on PE 1", onPE0(func(_, batch int) {
 		for range batch {
-			sink = shmem.AtomicFetch(&amoTarget[0], 1)
+			_ = shmem.AtomicFetch(&amoTarget[0], 1)
 		}
 	})},
 	{"barrier", famSync, "B", 0, 0, true, 1, activeAll, metricNone, 1, "shmem.BarrierAll", func(_, batch int) {
