@@ -25,6 +25,7 @@ func goshmem_init(r int32) {
 	if err := rt.Init(); err != nil {
 		panic(err)
 	}
+	rt.OnExit(func() { C.fflush(nil) }) // when the engine ends this PE, C's buffered output goes out
 	initStatic(who)
 	C.goshmem_me, C.goshmem_npes = C.int(rt.MyPE()), C.int(rt.NPEs())
 }

@@ -24,5 +24,19 @@ func GlobalExit(status int) {
 			shm.FutexWake(&seg.Bell, 1<<30)
 		}
 	}
+	exit(status)
+}
+
+// onExit holds what must run before the engine itself ends this PE (GlobalExit, or a job
+// ending): the C ABI flushes C's stdio buffers there.
+var onExit []func()
+
+// OnExit registers f to run before the engine exits the process.
+func OnExit(f func()) { onExit = append(onExit, f) }
+
+func exit(status int) {
+	for _, f := range onExit {
+		f()
+	}
 	os.Exit(status)
 }

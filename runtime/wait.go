@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -152,10 +151,10 @@ func ring(pe int) {
 // is tearing the job down.
 func checkJob() {
 	if atomic.LoadUint32(&hdr.ExitRequested) != 0 {
-		os.Exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
+		exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}
 	if atomic.LoadUint32(&hdr.Abort) != 0 {
-		os.Exit(1)
+		exit(1)
 	}
 }
 
