@@ -53,8 +53,9 @@ func Ptr[T any](p *T, pe int) *T {
 }
 
 // Quiet completes every put, AMO and store this PE issued: they are visible to every PE
-// before anything this PE does after Quiet. It is a full memory barrier (MFENCE on amd64,
-// DMB ISH on arm64): on shared memory each transfer is done when its call returns.
+// before anything this PE does after Quiet. It is a full memory barrier (SFENCE and a
+// locked no-op on amd64, DMB ISH on arm64): on shared memory each transfer is done when its
+// call returns.
 func Quiet() { rt.Check("shmem.Quiet"); rt.Quiet() }
 
 // Fence orders this PE's puts to each PE before its later puts to that PE. It is a store

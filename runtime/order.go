@@ -4,7 +4,7 @@ import "github.com/goshmem/shmem/runtime/shm"
 
 // Quiet completes every put, AMO and store this PE issued before it: on shared memory the
 // copies are done when the calls return, so what remains is visibility order, a full
-// barrier (MFENCE on amd64, DMB ISH on arm64).
+// barrier (SFENCE and a locked no-op on amd64, DMB ISH on arm64).
 func Quiet() { shm.FenceFull() }
 
 // Fence orders this PE's puts to each PE before its later puts to that PE: a store barrier
