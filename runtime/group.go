@@ -73,7 +73,7 @@ const (
 	wordRing         = 37 // the ring predecessor finished a step
 	wordRingAck      = 38 // the ring successor no longer reads my buffers
 	wordPair         = 39 // pairwise alltoall: a block arrived
-	wordEagerAck     = 40 // eager broadcast: a receiver has its copy
+	wordEagerAck     = 40 // collect: a receiver has read an announced block
 	wordValue        = 48 // 48..55: small values exchanged by the engine (team creation, collect)
 	wordDebugArrive  = 56 // SHMEM_DEBUG meetings
 	wordDebugRelease = 57
