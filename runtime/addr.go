@@ -24,13 +24,15 @@ func InHeap(p unsafe.Pointer, n uintptr) bool {
 // CheckSym panics unless [p, p+n) is symmetric memory; who and arg name the routine and
 // the argument. An empty range needs no memory and passes.
 func CheckSym(who, arg string, p unsafe.Pointer, n uintptr) {
-	if n == 0 || InHeap(p, n) {
-		return
+	if off := uintptr(p) - heapLo; off+n > heapSize || off+n < n {
+		symFail(who, arg, p, n) // kept out of line: the check itself inlines into callers
 	}
-	symFail(who, arg, p, n)
 }
 
 func symFail(who, arg string, p unsafe.Pointer, n uintptr) {
+	if n == 0 {
+		return // an empty range needs no memory
+	}
 	off := uintptr(p) - heapLo
 	if off < heapSize {
 		panic(fmt.Sprintf("%s: %s [%#x, +%d bytes) runs past the end of the symmetric heap (%d bytes; SHMEM_SYMMETRIC_SIZE sets it)", who, arg, uintptr(p), n, heapSize))

@@ -38,14 +38,20 @@ const (
 	AMOFetchXor
 )
 
-// transports[pe] reaches PE pe.
-var transports []Transport
+// transports[pe] reaches PE pe. allShm says every PE is reached through shared memory
+// (today, always): the hot paths then call the shared-memory transport directly, where the
+// compiler can inline it, instead of through the interface.
+var (
+	transports []Transport
+	allShm     bool
+)
 
 func transportsInit() {
 	transports = make([]Transport, npes)
 	for pe := range transports {
 		transports[pe] = shmT
 	}
+	allShm = true
 }
 
 // shmTransport is the shared-memory transport: memmove and sync/atomic on the peer's
@@ -55,12 +61,23 @@ type shmTransport struct{}
 var shmT = &shmTransport{}
 
 func (*shmTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
-	kernels.Copy(bytes(Remote(dst, pe), n), bytes(src, n))
+	copyBytes(Remote(dst, pe), src, n)
 	Notify(pe)
 }
 
+// copyBytes copies n bytes; a single word (a scalar put) is one load and one store.
+func copyBytes(dst, src unsafe.Pointer, n uintptr) {
+	if n == 8 {
+		*(*uint64)(dst) = *(*uint64)(src) // unaligned accesses are fine on amd64 and arm64
+		return
+	}
+	copyLarge(dst, src, n)
+}
+
+func copyLarge(dst, src unsafe.Pointer, n uintptr) { kernels.Copy(bytes(dst, n), bytes(src, n)) }
+
 func (*shmTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
-	kernels.Copy(bytes(dst, n), bytes(Remote(src, pe), n))
+	copyBytes(dst, Remote(src, pe), n)
 }
 
 func (*shmTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {

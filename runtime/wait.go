@@ -133,9 +133,12 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 // write was a plain store call it; the fence orders that store before the Sleepers load
 // (the waiter's side of the handshake is a locked increment, then its check).
 func Notify(pe int) {
-	if !mayWake {
-		return
+	if mayWake {
+		notifyFenced(pe)
 	}
+}
+
+func notifyFenced(pe int) {
 	shm.FenceFull()
 	ring(pe)
 }
