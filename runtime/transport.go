@@ -204,5 +204,8 @@ func amoContainer(p unsafe.Pointer, size uintptr, op AMOOp, v uint64) uint64 {
 // (who names the routine).
 func AMO(who string, op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
 	AMOTarget(who, p, size, pe)
+	if allShm {
+		return shmT.AMO(op, size, p, v, cond, pe) // a direct call, not through the interface
+	}
 	return transports[pe].AMO(op, size, p, v, cond, pe)
 }
