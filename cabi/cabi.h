@@ -1,5 +1,5 @@
-/* Declarations shared by libgoshmem's hand-written C (cstatic.c, longdouble.c), its
- * generated C (zshmem.c) and its Go part. Not installed: programs include shmem.h only. */
+/* Declarations shared by libgoshmem's hand-written C (cstatic.c, longdouble.c, fastpath.h),
+ * its generated C (zshmem.c) and its Go part. Not installed: programs include shmem.h only. */
 #ifndef GOSHMEM_CABI_H
 #define GOSHMEM_CABI_H
 
@@ -17,11 +17,24 @@
 #define GOSHMEM_AMO_FETCH_OR 6
 #define GOSHMEM_AMO_FETCH_XOR 7
 
-/* This PE's number and the job's size while the PE runs (between shmem_init and
- * shmem_finalize), else -1: shmem_my_pe and shmem_n_pes answer from them without a call
- * into Go, which they make (and which explains the error) only outside that span. Set by
- * setup.go; defined in query.c. */
-extern int goshmem_me, goshmem_npes;
+/* What the C fast path (fastpath.h) knows of the job: written once by the Go part at
+ * shmem_init (fastpath.go, from rt.CABI), read-only until shmem_finalize zeroes it again.
+ * All zero outside that span: every check of the fast path then fails and the call goes to
+ * Go, which reports "called before shmem_init" or "after shmem_finalize". Defined in
+ * fastpath.c; hidden, so the library's code reaches it without the GOT. */
+struct goshmem_fastpath {
+	uintptr_t heap_lo, heap_size;     /* my symmetric heap [heap_lo, heap_lo+heap_size) */
+	uintptr_t static_lo, static_size; /* the program's static data, moved into the heap... */
+	uintptr_t static_twin;            /* ...at this address (static.go); size 0: none */
+	intptr_t seg_size;                /* PE pe's copy of my heap address a: a + (pe-me)*seg_size */
+	uintptr_t sleepers;               /* my doorbell's sleeper count (uint32_t), likewise */
+	int me, npes;                     /* npes 0: not running (shmem_my_pe, shmem_n_pes ask Go) */
+	int direct;                       /* every PE is reached through shared memory */
+	int ring;                         /* posters ring doorbells: some waiter may sleep */
+	int spin;                         /* this PE's waits spin (they do not yield and sleep) */
+};
+
+extern struct goshmem_fastpath goshmem_fp __attribute__((visibility("hidden")));
 
 /* The executable's writable data segment and the part of it that can move into the
  * symmetric heap (see static.go). */

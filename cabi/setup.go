@@ -27,13 +27,13 @@ func goshmem_init(r int32) {
 	}
 	rt.OnExit(func() { C.fflush(nil) }) // when the engine ends this PE, C's buffered output goes out
 	initStatic(who)
-	C.goshmem_me, C.goshmem_npes = C.int(rt.MyPE()), C.int(rt.NPEs())
+	publishFastPath()
 }
 
 //export goshmem_finalize
 func goshmem_finalize(r int32) {
 	defer catch(r)
-	C.goshmem_me, C.goshmem_npes = -1, -1
+	clearFastPath()
 	rt.Finalize()
 }
 

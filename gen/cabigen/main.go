@@ -240,12 +240,14 @@ func (m *Model) csource() []byte {
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("/* %s */\n", header)
 	p(`/* The C entry points of libgoshmem: each calls one exported Go function (_cgo_export.h),
- * passing its routine number (R_*), which names it in panics. */
+ * passing its routine number (R_*), which names it in panics. The one-sided routines do
+ * their common case in C first, without a call into Go (fastpath.h). */
 #include <limits.h>
 #include <string.h>
 
 #include "_cgo_export.h"
 #include "cabi.h"
+#include "fastpath.h"
 
 _Static_assert(sizeof(long) == 8 && sizeof(void *) == 8, "libgoshmem needs an LP64 target");
 
@@ -260,6 +262,18 @@ enum goshmem_routine {
 	for _, c := range family(m.all, amoExtTypes) {
 		p("static inline uint%d_t goshmem_bits_%s(%s v)\n{\n\tuint%d_t u;\n\tmemcpy(&u, &v, sizeof u);\n\treturn u;\n}\n", c.Size*8, c.Name, c.C, c.Size*8)
 		p("static inline %s goshmem_from_%s(uint%d_t u)\n{\n\t%s v;\n\tmemcpy(&v, &u, sizeof v);\n\treturn v;\n}\n", c.C, c.Name, c.Size*8, c.C)
+	}
+	p("\n/* The fast path of wait_until and test (fastpath.h): whether the local *ivar compares to v by cmp\n" +
+		" * within polls more polls (1) or not (0); -1 when the fast path does not apply (ivar is not\n" +
+		" * symmetric or not aligned, cmp is not a comparison), which Go then reports. */\n")
+	for _, c := range family(m.all, syncTypes) {
+		p("GOSHMEM_INLINE int goshmem_poll_%s(const %s *ivar, int cmp, %s v, int polls)\n{\n", c.Name, c.C, c.C)
+		p("\tconst %s *p = goshmem_fp_local(ivar, sizeof *ivar);\n", c.C)
+		p("\tif (!p || cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)\n\t\treturn -1;\n")
+		p("\tfor (;; polls--) {\n\t\t%s x = __atomic_load_n(p, __ATOMIC_SEQ_CST);\n", c.C)
+		p("\t\tif (cmp == SHMEM_CMP_EQ ? x == v : cmp == SHMEM_CMP_NE ? x != v : cmp == SHMEM_CMP_GT ? x > v :\n")
+		p("\t\t    cmp == SHMEM_CMP_GE ? x >= v : cmp == SHMEM_CMP_LT ? x < v : x <= v)\n\t\t\treturn 1;\n")
+		p("\t\tif (polls <= 0)\n\t\t\treturn 0;\n\t\tgoshmem_pause();\n\t}\n}\n")
 	}
 	p("\n/* long double combiners for longdouble.c: acc[i] = acc[i] op in[i], as gen/tables.Ops says. */\n")
 	for _, op := range tables.Ops {

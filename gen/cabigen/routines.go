@@ -132,11 +132,11 @@ func sections() []Section {
 			{Proto: "void shmem_query_thread(int *provided)", Body: "goshmem_check({R});\n\t*provided = SHMEM_THREAD_MULTIPLE;"},
 			{Proto: "void shmem_finalize(void)", Body: "goshmem_finalize({R});"},
 			{Proto: "void shmem_global_exit(int status)", Body: "goshmem_global_exit({R}, status);"},
-			{Proto: "int shmem_my_pe(void)", Body: "return goshmem_me >= 0 ? goshmem_me : goshmem_my_pe({R});"},
-			{Proto: "int shmem_n_pes(void)", Body: "return goshmem_npes >= 0 ? goshmem_npes : goshmem_n_pes({R});"},
+			{Proto: "int shmem_my_pe(void)", Body: "return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe({R});"},
+			{Proto: "int shmem_n_pes(void)", Body: "return goshmem_fp.npes ? goshmem_fp.npes : goshmem_n_pes({R});"},
 			{Proto: "int shmem_pe_accessible(int pe)", Body: "return goshmem_pe_accessible({R}, pe);"},
 			{Proto: "int shmem_addr_accessible(const void *addr, int pe)", Body: "return goshmem_addr_accessible({R}, (void *)addr, pe);"},
-			{Proto: "void *shmem_ptr(const void *dest, int pe)", Body: "return goshmem_ptr({R}, (void *)dest, pe);"},
+			{Proto: "void *shmem_ptr(const void *dest, int pe)", Body: "return goshmem_fast_ptr({R}, dest, pe);"},
 			{Proto: "void shmem_info_get_version(int *major, int *minor)", Body: "*major = SHMEM_MAJOR_VERSION;\n\t*minor = SHMEM_MINOR_VERSION;"},
 			{Proto: "void shmem_info_get_name(char *name)", Body: "strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);\n\tname[SHMEM_MAX_NAME_LEN - 1] = 0;"},
 		}},
@@ -160,40 +160,40 @@ func sections() []Section {
 			{Proto: "void shmem_team_destroy(shmem_team_t team)", Body: "goshmem_team_destroy({R}, (uintptr_t)team);"},
 		}},
 		{"Remote memory access, typed: " + rmaNote, []Routine{
-			{Types: rmaTypes, Generic: "shmem_put", Proto: "void shmem_{N}_put({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems * sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_nbi", Proto: "void shmem_{N}_put_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems * sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_get", Proto: "void shmem_{N}_get({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems * sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_get_nbi", Proto: "void shmem_{N}_get_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems * sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_p", Proto: "void shmem_{N}_p({T} *dest, {T} value, int pe)", Body: "goshmem_put({R}, dest, &value, sizeof value, pe);"},
-			{Types: rmaTypes, Generic: "shmem_g", Proto: "{T} shmem_{N}_g(const {T} *source, int pe)", Body: "{T} v;\n\tgoshmem_get({R}, &v, (void *)source, sizeof v, pe);\n\treturn v;"},
+			{Types: rmaTypes, Generic: "shmem_put", Proto: "void shmem_{N}_put({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_nbi", Proto: "void shmem_{N}_put_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_get", Proto: "void shmem_{N}_get({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_get_nbi", Proto: "void shmem_{N}_get_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_p", Proto: "void shmem_{N}_p({T} *dest, {T} value, int pe)", Body: "goshmem_fast_put({R}, dest, &value, sizeof value, pe);"},
+			{Types: rmaTypes, Generic: "shmem_g", Proto: "{T} shmem_{N}_g(const {T} *source, int pe)", Body: "{T} v;\n\tgoshmem_fast_get({R}, &v, source, sizeof v, pe);\n\treturn v;"},
 			{Types: rmaTypes, Generic: "shmem_iput", Proto: "void shmem_{N}_iput({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
 			{Types: rmaTypes, Generic: "shmem_iget", Proto: "void shmem_{N}_iget({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_signal", Proto: "void shmem_{N}_put_signal({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems * sizeof({T}), sig_addr, signal, sig_op, pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_signal_nbi", Proto: "void shmem_{N}_put_signal_nbi({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems * sizeof({T}), sig_addr, signal, sig_op, pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_signal", Proto: "void shmem_{N}_put_signal({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * sizeof({T}), sig_addr, signal, sig_op, pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_signal_nbi", Proto: "void shmem_{N}_put_signal_nbi({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * sizeof({T}), sig_addr, signal, sig_op, pe);"},
 		}},
 		{"Remote memory access, sized and in bytes", []Routine{
-			{Sizes: sizes, Proto: "void shmem_put{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_get{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_get{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_get{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_get{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * {SB}, pe);"},
 			{Sizes: sizes, Proto: "void shmem_iput{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
 			{Sizes: sizes, Proto: "void shmem_iget{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
-			{Proto: "void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems, pe);"},
-			{Proto: "void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_put({R}, dest, (void *)source, nelems, pe);"},
-			{Proto: "void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems, pe);"},
-			{Proto: "void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_get({R}, dest, (void *)source, nelems, pe);"},
-			{Proto: "void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems, sig_addr, signal, sig_op, pe);"},
-			{Proto: "void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_put_signal({R}, dest, (void *)source, nelems, sig_addr, signal, sig_op, pe);"},
-			{Proto: "uint64_t shmem_signal_fetch(const uint64_t *sig_addr)", Body: "return goshmem_signal_fetch({R}, (void *)sig_addr);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
+			{Proto: "void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
+			{Proto: "void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
+			{Proto: "uint64_t shmem_signal_fetch(const uint64_t *sig_addr)", Body: "return goshmem_fast_signal_fetch({R}, sig_addr);"},
 			{Proto: "uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)", Body: "return goshmem_signal_wait_until({R}, sig_addr, cmp, cmp_value);"},
 		}},
 		{"Atomic memory operations", amoRoutines()},
 		{"Point-to-point synchronization: " + someNote, syncRoutines()},
 		{"Memory ordering", []Routine{
-			{Proto: "void shmem_quiet(void)", Body: "goshmem_quiet({R});"},
-			{Proto: "void shmem_fence(void)", Body: "goshmem_fence({R});"},
+			{Proto: "void shmem_quiet(void)", Body: "goshmem_fast_quiet({R});"},
+			{Proto: "void shmem_fence(void)", Body: "goshmem_fast_fence({R});"},
 		}},
 		{"Barriers and synchronization", []Routine{
 			{Proto: "void shmem_barrier_all(void)", Body: "goshmem_barrier_all({R});"},
@@ -225,17 +225,17 @@ func sections() []Section {
 		{"Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements)", reduceRoutines(true)},
 		{"Deprecated", []Routine{
 			{Proto: "void start_pes(int npes)", Body: "(void)npes;\n\tgoshmem_init({R});"},
-			{Proto: "int _my_pe(void)", Body: "return goshmem_me >= 0 ? goshmem_me : goshmem_my_pe({R});"},
-			{Proto: "int _num_pes(void)", Body: "return goshmem_npes >= 0 ? goshmem_npes : goshmem_n_pes({R});"},
-			{Types: deprecatedSyncTypes, Generic: "shmem_wait", Proto: "void shmem_{N}_wait({T} *ivar, {T} cmp_value)", Body: "goshmem_wait_until({R}, {TI}, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_swap", Proto: "{T} shmem_{N}_swap({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_amo{B}({R}, GOSHMEM_AMO_SWAP, dest, goshmem_bits_{N}(value), 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_cswap", Proto: "{T} shmem_{N}_cswap({T} *dest, {T} cond, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_amo{B}({R}, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_{N}(value), goshmem_bits_{N}(cond), pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_finc", Proto: "{T} shmem_{N}_finc({T} *dest, int pe)", Body: "return goshmem_from_{N}(goshmem_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_fadd", Proto: "{T} shmem_{N}_fadd({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe);"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_fetch", Proto: "{T} shmem_{N}_fetch(const {T} *source, int pe)", Body: "return goshmem_from_{N}(goshmem_amo{B}({R}, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_amo{B}({R}, GOSHMEM_AMO_SET, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Proto: "int _my_pe(void)", Body: "return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe({R});"},
+			{Proto: "int _num_pes(void)", Body: "return goshmem_fp.npes ? goshmem_fp.npes : goshmem_n_pes({R});"},
+			{Types: deprecatedSyncTypes, Generic: "shmem_wait", Proto: "void shmem_{N}_wait({T} *ivar, {T} cmp_value)", Body: "if (goshmem_poll_{N}(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)\n\t\tgoshmem_wait_until({R}, {TI}, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_swap", Proto: "{T} shmem_{N}_swap({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_SWAP, dest, goshmem_bits_{N}(value), 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_cswap", Proto: "{T} shmem_{N}_cswap({T} *dest, {T} cond, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_{N}(value), goshmem_bits_{N}(cond), pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_finc", Proto: "{T} shmem_{N}_finc({T} *dest, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_fadd", Proto: "{T} shmem_{N}_fadd({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_fetch", Proto: "{T} shmem_{N}_fetch(const {T} *source, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_SET, dest, goshmem_bits_{N}(value), 0, pe);"},
 		}},
 	}
 	return s
@@ -248,7 +248,7 @@ func amoRoutines() []Routine {
 		return Routine{Types: types, Generic: generic, Proto: proto, Body: body}
 	}
 	call := func(op, dest, value, cond string) string {
-		return fmt.Sprintf("goshmem_amo{B}({R}, GOSHMEM_AMO_%s, %s, %s, %s, pe)", op, dest, value, cond)
+		return fmt.Sprintf("goshmem_fast_amo{B}({R}, GOSHMEM_AMO_%s, %s, %s, %s, pe)", op, dest, value, cond)
 	}
 	ret := func(c string) string { return "return goshmem_from_{N}(" + c + ");" }
 	nbi := func(c string) string { return "*fetch = goshmem_from_{N}(" + c + ");" }
@@ -283,8 +283,8 @@ func amoRoutines() []Routine {
 // uint64_t bits, truncated to the type on the Go side.
 func syncRoutines() []Routine {
 	rs := []Routine{
-		{Types: syncTypes, Generic: "shmem_wait_until", Proto: "void shmem_{N}_wait_until({T} *ivar, int cmp, {T} cmp_value)", Body: "goshmem_wait_until({R}, {TI}, ivar, cmp, (uint64_t)cmp_value);"},
-		{Types: syncTypes, Generic: "shmem_test", Proto: "int shmem_{N}_test({T} *ivar, int cmp, {T} cmp_value)", Body: "return goshmem_test({R}, {TI}, ivar, cmp, (uint64_t)cmp_value);"},
+		{Types: syncTypes, Generic: "shmem_wait_until", Proto: "void shmem_{N}_wait_until({T} *ivar, int cmp, {T} cmp_value)", Body: "if (goshmem_poll_{N}(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)\n\t\tgoshmem_wait_until({R}, {TI}, ivar, cmp, (uint64_t)cmp_value);"},
+		{Types: syncTypes, Generic: "shmem_test", Proto: "int shmem_{N}_test({T} *ivar, int cmp, {T} cmp_value)", Body: "int t = goshmem_poll_{N}(ivar, cmp, cmp_value, 0);\n\treturn goshmem_test_done(t) ? t : goshmem_test({R}, {TI}, ivar, cmp, (uint64_t)cmp_value);"},
 	}
 	for _, w := range []struct{ name, wait string }{{"wait_until", "1"}, {"test", "0"}} {
 		for _, vec := range []bool{false, true} {

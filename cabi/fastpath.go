@@ -1,0 +1,48 @@
+//go:build linux && cgo
+
+package main
+
+// #include "cabi.h"
+import "C"
+
+import rt "github.com/goshmem/shmem/runtime"
+
+// The C fast path (fastpath.h) does the one-sided routines' common case in C, without a
+// cgo transition, from the job's geometry published here: at shmem_init, after the engine's
+// Init and the static data's move, and zeroed at shmem_finalize before the engine leaves
+// the job (a zero view sends every call to Go, which reports the error).
+
+// publishFastPath copies rt.CABI's view of the job and the static data's place into
+// goshmem_fp.
+func publishFastPath() {
+	v, ok := rt.CABI()
+	if !ok {
+		clearFastPath()
+		return
+	}
+	C.goshmem_fp = C.struct_goshmem_fastpath{
+		heap_lo:     C.uintptr_t(v.HeapLo),
+		heap_size:   C.uintptr_t(v.HeapSize),
+		static_lo:   C.uintptr_t(static.lo),
+		static_size: C.uintptr_t(static.size),
+		static_twin: C.uintptr_t(uintptr(static.twin)),
+		seg_size:    C.intptr_t(v.SegSize),
+		sleepers:    C.uintptr_t(uintptr(v.Sleepers)),
+		me:          C.int(v.Me),
+		npes:        C.int(v.NPEs),
+		direct:      C.int(b2i(v.Direct)),
+		ring:        C.int(b2i(v.MayWake)),
+		spin:        C.int(b2i(!v.SleepWait)),
+	}
+}
+
+func clearFastPath() { C.goshmem_fp = C.struct_goshmem_fastpath{} }
+
+// goshmem_ring rings PE pe's doorbell for the fast path, which found a sleeper there after
+// its write (rt.NotifyAtomic loads the count again).
+//
+//export goshmem_ring
+func goshmem_ring(r, pe int32) {
+	defer catch(r)
+	rt.NotifyAtomic(int(pe))
+}

@@ -1,0 +1,273 @@
+/* The C fast path of the one-sided routines (included by zshmem.c only).
+ *
+ * A call into Go costs about 60 ns (cgo's callback path), several times an 8-byte put. So
+ * puts, gets, p and g, put_signal, the atomics, quiet, fence, shmem_ptr, and wait_until and
+ * test on a local variable do their common case here, in C, on what the Go part published
+ * at shmem_init (goshmem_fp, cabi.h): they repeat what the engine (package rt) does on its
+ * shared-memory transport. Each helper checks first, in C, that the engine would accept the
+ * call: the PE runs, every PE is reached through shared memory (for a remote access),
+ * 0 <= pe < npes, the symmetric range lies in the heap (a static variable's address
+ * translated to its twin first, as static.go's sym does), atomics are naturally aligned,
+ * local buffers are not null, the operation or comparison is valid. Anything else calls
+ * the Go entry point with the same arguments, which reports the error exactly as before.
+ *
+ * Memory order is sync/atomic's: every atomic is sequentially consistent. After a write to
+ * PE pe, when some waiter may sleep (goshmem_fp.ring), the poster does what rt.Notify and
+ * rt.NotifyAtomic do: a full fence after plain stores, then a load of pe's sleeper count,
+ * and only if it is non-zero a call into Go to ring pe's doorbell (goshmem_ring). */
+#ifndef GOSHMEM_FASTPATH_H
+#define GOSHMEM_FASTPATH_H
+
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "cabi.h"
+
+#define GOSHMEM_SC __ATOMIC_SEQ_CST
+
+/* Inlined at every call, whatever GCC's size heuristics say about ~1,000 callers: the
+ * constant sizes and operations of the callers fold the helpers into a few instructions. */
+#define GOSHMEM_INLINE static inline __attribute__((always_inline))
+
+/* Polls a spinning PE makes in C before its wait goes to Go, which spins on, checks the job
+ * and reports hangs (rt checks the job every 4096 polls too). */
+#define GOSHMEM_SPIN_POLLS 4096
+
+/* A full barrier, rt.Quiet's: SFENCE (for non-temporal stores) and a locked no-op on amd64,
+ * a quarter of MFENCE's cost; DMB ISH on arm64. */
+GOSHMEM_INLINE void goshmem_fence_full(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("sfence\n\tlock orq $0, (%%rsp)" ::: "memory", "cc");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dmb ish" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* A store barrier, rt.Fence's: SFENCE on amd64, DMB ISHST on arm64. */
+GOSHMEM_INLINE void goshmem_fence_store(void)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("sfence" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dmb ishst" ::: "memory");
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/* The spin-wait hint, shm.Pause's. */
+GOSHMEM_INLINE void goshmem_pause(void)
+{
+#if defined(__x86_64__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* goshmem_fp_sym is the heap address the engine works on for the symmetric range [p, p+n):
+ * a static variable's twin, or p; 0 unless the range lies in my heap (which is empty outside
+ * shmem_init..shmem_finalize). */
+GOSHMEM_INLINE uintptr_t goshmem_fp_sym(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (a - goshmem_fp.static_lo < goshmem_fp.static_size)
+		a = goshmem_fp.static_twin + (a - goshmem_fp.static_lo);
+	uintptr_t off = a - goshmem_fp.heap_lo;
+	if (off >= goshmem_fp.heap_size || n > goshmem_fp.heap_size - off)
+		return 0;
+	return a;
+}
+
+/* goshmem_fp_remote is PE pe's copy of the symmetric range [p, p+n), or NULL when the fast
+ * path does not apply. */
+GOSHMEM_INLINE void *goshmem_fp_remote(const void *p, size_t n, int pe)
+{
+	if (!goshmem_fp.direct || (unsigned)pe >= (unsigned)goshmem_fp.npes)
+		return NULL;
+	uintptr_t a = goshmem_fp_sym(p, n);
+	if (!a)
+		return NULL;
+	return (void *)(a + (intptr_t)(pe - goshmem_fp.me) * goshmem_fp.seg_size);
+}
+
+/* goshmem_fp_target is goshmem_fp_remote for an atomic's size-byte target, NULL unless it
+ * is naturally aligned (the twin of a static variable is aligned as the variable is). */
+GOSHMEM_INLINE void *goshmem_fp_target(const void *p, size_t size, int pe)
+{
+	void *q = goshmem_fp_remote(p, size, pe);
+	return (uintptr_t)q & (size - 1) ? NULL : q;
+}
+
+/* goshmem_fp_local is the address of a local symmetric variable of size bytes for waits
+ * and tests, or NULL unless it lies in the heap naturally aligned. */
+GOSHMEM_INLINE const void *goshmem_fp_local(const void *p, size_t size)
+{
+	uintptr_t a = goshmem_fp_sym(p, size);
+	return a & (size - 1) ? NULL : (const void *)a;
+}
+
+/* After a sequentially consistent atomic write to PE pe (rt.NotifyAtomic): the write is
+ * ordered before the load of pe's sleeper count, whose waiters register with a locked
+ * increment before they check their condition, so one of the two sides sees the other. */
+GOSHMEM_INLINE void goshmem_fp_notify_atomic(int r, int pe)
+{
+	if (goshmem_fp.ring) {
+		const uint32_t *sleepers = (const uint32_t *)(goshmem_fp.sleepers + (intptr_t)(pe - goshmem_fp.me) * goshmem_fp.seg_size);
+		if (__atomic_load_n(sleepers, GOSHMEM_SC))
+			goshmem_ring(r, pe);
+	}
+}
+
+/* After plain stores to PE pe (rt.Notify): a full fence orders them before the load. */
+GOSHMEM_INLINE void goshmem_fp_notify(int r, int pe)
+{
+	if (goshmem_fp.ring) {
+		goshmem_fence_full();
+		goshmem_fp_notify_atomic(r, pe);
+	}
+}
+
+/* Puts and gets copy with memmove, which the engine's copy is too (overlap included). glibc
+ * ends its non-temporal copy loops with SFENCE, so the bytes are ordered before a following
+ * flag or signal as the engine's are. */
+
+GOSHMEM_INLINE void goshmem_fast_put(int r, void *dest, const void *source, size_t n, int pe)
+{
+	void *d = goshmem_fp_remote(dest, n, pe);
+	if (d && (source || n == 0)) {
+		if (n) {
+			memmove(d, source, n);
+			goshmem_fp_notify(r, pe);
+		}
+		return;
+	}
+	goshmem_put(r, dest, (void *)source, n, pe);
+}
+
+GOSHMEM_INLINE void goshmem_fast_get(int r, void *dest, const void *source, size_t n, int pe)
+{
+	const void *s = goshmem_fp_remote(source, n, pe);
+	if (s && (dest || n == 0)) {
+		if (n)
+			memmove(dest, s, n);
+		return;
+	}
+	goshmem_get(r, dest, (void *)source, n, pe);
+}
+
+/* put_signal: the data, then the signal atomically; a PE that sees the signal sees the
+ * data (the atomic is a full barrier on amd64 and a release on arm64). */
+GOSHMEM_INLINE void goshmem_fast_put_signal(int r, void *dest, const void *source, size_t n, uint64_t *sig_addr,
+					   uint64_t signal, int sig_op, int pe)
+{
+	void *d = goshmem_fp_remote(dest, n, pe);
+	uint64_t *sig = goshmem_fp_target(sig_addr, sizeof *sig, pe);
+	if (d && sig && (source || n == 0) && (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD)) {
+		if (n)
+			memmove(d, source, n);
+		if (sig_op == SHMEM_SIGNAL_SET)
+			__atomic_store_n(sig, signal, GOSHMEM_SC);
+		else
+			__atomic_fetch_add(sig, signal, GOSHMEM_SC);
+		goshmem_fp_notify_atomic(r, pe);
+		return;
+	}
+	goshmem_put_signal(r, dest, (void *)source, n, sig_addr, signal, sig_op, pe);
+}
+
+GOSHMEM_INLINE uint64_t goshmem_fast_signal_fetch(int r, const uint64_t *sig_addr)
+{
+	const uint64_t *sig = goshmem_fp_local(sig_addr, sizeof *sig);
+	if (sig)
+		return __atomic_load_n(sig, GOSHMEM_SC);
+	return goshmem_signal_fetch(r, (void *)sig_addr);
+}
+
+/* The atomics by size, as amo.go's goshmem_amo32 and goshmem_amo64: op is a constant
+ * GOSHMEM_AMO_* at every call, so each inlined call is one operation. A compare-and-swap
+ * that changes nothing and a fetch wake nobody. */
+#define GOSHMEM_FAST_AMO(B)                                                                          \
+	GOSHMEM_INLINE uint##B##_t goshmem_fast_amo##B(int r, int op, void *dest, uint##B##_t value,  \
+						       uint##B##_t cond, int pe)                     \
+	{                                                                                            \
+		uint##B##_t *p = goshmem_fp_target(dest, sizeof *p, pe), old = 0;                    \
+		if (!p)                                                                              \
+			return goshmem_amo##B(r, op, dest, value, cond, pe);                         \
+		switch (op) {                                                                        \
+		case GOSHMEM_AMO_FETCH:                                                              \
+			return __atomic_load_n(p, GOSHMEM_SC);                                       \
+		case GOSHMEM_AMO_SET:                                                                \
+			__atomic_store_n(p, value, GOSHMEM_SC);                                      \
+			break;                                                                       \
+		case GOSHMEM_AMO_SWAP:                                                               \
+			old = __atomic_exchange_n(p, value, GOSHMEM_SC);                             \
+			break;                                                                       \
+		case GOSHMEM_AMO_COMPARE_SWAP:                                                       \
+			old = cond;                                                                  \
+			if (!__atomic_compare_exchange_n(p, &old, value, 0, GOSHMEM_SC, GOSHMEM_SC)) \
+				return old;                                                          \
+			break;                                                                       \
+		case GOSHMEM_AMO_FETCH_ADD:                                                          \
+			old = __atomic_fetch_add(p, value, GOSHMEM_SC);                              \
+			break;                                                                       \
+		case GOSHMEM_AMO_FETCH_AND:                                                          \
+			old = __atomic_fetch_and(p, value, GOSHMEM_SC);                              \
+			break;                                                                       \
+		case GOSHMEM_AMO_FETCH_OR:                                                           \
+			old = __atomic_fetch_or(p, value, GOSHMEM_SC);                               \
+			break;                                                                       \
+		case GOSHMEM_AMO_FETCH_XOR:                                                          \
+			old = __atomic_fetch_xor(p, value, GOSHMEM_SC);                              \
+			break;                                                                       \
+		default: /* not an operation: Go reports it */                                       \
+			return goshmem_amo##B(r, op, dest, value, cond, pe);                         \
+		}                                                                                    \
+		goshmem_fp_notify_atomic(r, pe);                                                     \
+		return old;                                                                          \
+	}
+GOSHMEM_FAST_AMO(32)
+GOSHMEM_FAST_AMO(64)
+#undef GOSHMEM_FAST_AMO
+
+/* quiet and fence: on shared memory every put is complete when it returns; what remains is
+ * the order in which other CPUs see them. */
+GOSHMEM_INLINE void goshmem_fast_quiet(int r)
+{
+	if (goshmem_fp.direct)
+		goshmem_fence_full();
+	else
+		goshmem_quiet(r);
+}
+
+GOSHMEM_INLINE void goshmem_fast_fence(int r)
+{
+	if (goshmem_fp.direct)
+		goshmem_fence_store();
+	else
+		goshmem_fence(r);
+}
+
+/* shmem_ptr: my own copy is the address itself (a static variable's, not its twin's);
+ * anything else (not symmetric, not a PE: NULL; not running: the error) is Go's answer. */
+GOSHMEM_INLINE void *goshmem_fast_ptr(int r, const void *dest, int pe)
+{
+	void *q = goshmem_fp_remote(dest, 1, pe);
+	if (q)
+		return pe == goshmem_fp.me ? (void *)dest : q;
+	return goshmem_ptr(r, (void *)dest, pe);
+}
+
+/* The polls a wait makes in C: a PE that yields and sleeps checks once and leaves the rest
+ * (spin, yield, sleep on the doorbell) to Go. The per-type polls are zshmem.c's
+ * goshmem_poll_TYPENAME. */
+GOSHMEM_INLINE int goshmem_wait_polls(void) { return goshmem_fp.spin ? GOSHMEM_SPIN_POLLS : 0; }
+
+/* goshmem_test_done says whether a test's fast path answered: it found the condition, or it
+ * did not and this PE spins (a PE that sleeps yields in Go after a failed test, rt.Idle). */
+GOSHMEM_INLINE int goshmem_test_done(int t) { return t > 0 || (t == 0 && goshmem_fp.spin); }
+
+#endif
