@@ -168,6 +168,32 @@ func TestAPI(t *testing.T) {
 	})
 }
 
+// The C fast path (fastpath.h) and the calls it leaves to Go: RMA of every size on heap and
+// static data, the atomics of every type against a serial model with all PEs contending,
+// shmem_ptr, fence and quiet, and waiters woken by every kind of post. The tests' PEs share
+// CPUs, so waits yield and sleep and posters ring doorbells; more PEs than CPUs too; and
+// with GOSHMEM_WAIT=spin, where waits poll in C first.
+func TestFastPath(t *testing.T) {
+	exe := compile(t, "fastpath", "testdata/fastpath.c")
+	for _, n := range []int{1, 2, 3, 4, 8} {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
+			if j := run(t, exe, n); j.status != 0 {
+				t.Fatal(j)
+			}
+		})
+	}
+	t.Run("spin", func(t *testing.T) {
+		if j := runEnv(t, []string{"GOSHMEM_WAIT=spin"}, exe, 2); j.status != 0 {
+			t.Fatal(j)
+		}
+	})
+	t.Run("no-pie", func(t *testing.T) {
+		if j := run(t, compile(t, "fastpath-no-pie", "testdata/fastpath.c", "-no-pie"), 2); j.status != 0 {
+			t.Fatal(j)
+		}
+	})
+}
+
 // Errors name the C routine and the argument, in one line, with no Go traceback.
 func TestErrors(t *testing.T) {
 	exe := compile(t, "errors", "testdata/errors.c")
@@ -189,6 +215,22 @@ func TestErrors(t *testing.T) {
 		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`, nil},
 		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`, nil},
 		{"global-exit", 3, ``, nil},
+		// The fast path's routines leave bad input to Go, which reports it as before.
+		{"p-pe", 2, `^panic: shmem_long_p: PE -1 out of range \[0,2\)$`, nil},
+		{"g-pe", 2, `^panic: shmem_int_g: PE 2 out of range \[0,2\)$`, nil},
+		{"amo-pe", 2, `^panic: shmem_long_atomic_fetch_add: PE 2 out of range \[0,2\)$`, nil},
+		{"amo-stack", 2, `^panic: shmem_int_atomic_fetch_inc: dest \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`, nil},
+		{"get-heap-end", 2, `^panic: shmem_getmem: source \[0x[0-9a-f]+, \+1099511627776 bytes\) runs past the end of the symmetric heap \(\d+ bytes per PE; SHMEM_SYMMETRIC_SIZE sets it\)$`, nil},
+		{"static-align", 2, `^panic: shmem_int_atomic_set: target 0x[0-9a-f]+ is not 4-byte aligned$`, nil},
+		{"test-stack", 2, `^panic: shmem_long_test: ivar \(address 0x[0-9a-f]+\) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program$`, nil},
+		{"test-cmp", 2, `^panic: shmem_int_test: invalid comparison -1$`, nil},
+		{"signal-op", 2, `^panic: shmem_putmem_signal: invalid signal operation 7$`, nil},
+		{"get-null", 2, `^panic: shmem_getmem: dest is a null pointer$`, nil},
+		{"put-before-init", 2, `^panic: shmem_putmem: called before shmem_init$`, nil},
+		{"quiet-before-init", 2, `^panic: shmem_quiet: called before shmem_init$`, nil},
+		{"amo-after-finalize", 2, `^panic: shmem_long_atomic_inc: called after shmem_finalize$`, nil},
+		{"fence-after-finalize", 2, `^panic: shmem_fence: called after shmem_finalize$`, nil},
+		{"ptr-after-finalize", 2, `^panic: shmem_ptr: called after shmem_finalize$`, nil},
 		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,17 +5,24 @@
 #include <string.h>
 
 static long s_word;
+static int s_int[2];
 char big_static_data[32 << 20]; /* with SHMEM_SYMMETRIC_SIZE=16M the static data does not fit */
 
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
+	long word = 0;
 	if (strcmp(c, "before-init") == 0)
 		return shmem_my_pe();
+	if (strcmp(c, "put-before-init") == 0)
+		shmem_putmem(&s_word, &word, sizeof word, 0);
+	if (strcmp(c, "quiet-before-init") == 0)
+		shmem_quiet();
 	shmem_init();
 	int npes = shmem_n_pes();
 	long *heap = shmem_calloc(16, sizeof(long));
 	long local = 0;
+	int stack_int = 0;
 	printf("case %s on PE %d\n", c, shmem_my_pe());
 	if (strcmp(c, "pe") == 0)
 		shmem_putmem(heap, &local, sizeof local, npes + 7);
@@ -33,6 +40,26 @@ int main(int argc, char **argv)
 		shmem_long_get(heap, &s_word, 1 << 30, 0);
 	else if (strcmp(c, "active-set") == 0)
 		shmem_barrier(0, 0, npes + 1, heap);
+	else if (strcmp(c, "p-pe") == 0)
+		shmem_long_p(heap, 1, -1);
+	else if (strcmp(c, "g-pe") == 0)
+		local = shmem_int_g((int *)heap, npes);
+	else if (strcmp(c, "amo-pe") == 0)
+		local = shmem_long_atomic_fetch_add(&s_word, 1, npes);
+	else if (strcmp(c, "amo-stack") == 0)
+		local = shmem_int_atomic_fetch_inc(&stack_int, 0);
+	else if (strcmp(c, "get-heap-end") == 0)
+		shmem_getmem(&word, heap, (size_t)1 << 40, 0);
+	else if (strcmp(c, "static-align") == 0)
+		shmem_int_atomic_set((int *)((char *)&s_int[1] + 2), 1, 0);
+	else if (strcmp(c, "test-stack") == 0)
+		local = shmem_long_test(&local, SHMEM_CMP_EQ, 0);
+	else if (strcmp(c, "test-cmp") == 0)
+		local = shmem_int_test(&s_int[0], -1, 0);
+	else if (strcmp(c, "signal-op") == 0)
+		shmem_putmem_signal(heap, &local, sizeof local, (uint64_t *)heap + 8, 1, 7, 0);
+	else if (strcmp(c, "get-null") == 0)
+		shmem_getmem(NULL, heap, 8, 0);
 	else if (strcmp(c, "static-too-big") == 0)
 		big_static_data[0] = 1; /* not reached: shmem_init fails */
 	else if (strcmp(c, "exhausted") == 0) {
@@ -45,5 +72,11 @@ int main(int argc, char **argv)
 	shmem_finalize();
 	if (strcmp(c, "after-finalize") == 0)
 		return shmem_my_pe();
+	if (strcmp(c, "amo-after-finalize") == 0)
+		shmem_long_atomic_inc(&s_word, 0);
+	if (strcmp(c, "fence-after-finalize") == 0)
+		shmem_fence();
+	if (strcmp(c, "ptr-after-finalize") == 0)
+		return shmem_ptr(&s_word, 0) != NULL;
 	return 0;
 }
