@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,6 +128,34 @@ func TestBodies(t *testing.T) {
 		if strings.Contains(f.Body, "goshmem_") && !strings.Contains(f.Body, "R_"+name) &&
 			!strings.HasPrefix(name, "shmem_info_get") {
 			t.Errorf("%s: body does not pass its routine number: %s", name, f.Body)
+		}
+	}
+}
+
+// The one-sided routines try the C fast path (cabi/fastpath.h, or the generated
+// goshmem_poll_TYPENAME) before they call Go, every typed and sized form of them.
+func TestFastPaths(t *testing.T) {
+	m, fs := model(t)
+	fast := regexp.MustCompile(`^(shmem_(\w+_)?(put|get)(8|16|32|64|128|mem)?(_nbi)?|shmem_\w+_(p|g)|shmem_(\w+_)?put(8|16|32|64|128|mem)?_signal(_nbi)?|shmem_signal_fetch|` +
+		`shmem_\w+_atomic_\w+|shmem_(int|long|longlong|float|double)_(swap|cswap|finc|inc|fadd|add|fetch|set)|` +
+		`shmem_quiet|shmem_fence|shmem_ptr|shmem_\w+_(wait_until|test|wait))$`)
+	n := 0
+	for name, f := range fs {
+		if !fast.MatchString(name) || name == "shmem_signal_wait_until" { // waits in Go
+			continue
+		}
+		n++
+		if !strings.Contains(f.Body, "goshmem_fast_") && !strings.Contains(f.Body, "goshmem_poll_") {
+			t.Errorf("%s has no fast path: %s", name, f.Body)
+		}
+	}
+	if n < 500 { // the regular expression still names the families: 24 RMA types x 8 forms, 229 atomics, ...
+		t.Errorf("only %d routines with a fast path", n)
+	}
+	src := string(m.csource())
+	for _, c := range family(m.all, syncTypes) {
+		if !strings.Contains(src, "GOSHMEM_INLINE int goshmem_poll_"+c.Name+"(const "+c.C+" *ivar") {
+			t.Errorf("no poll helper for %s", c.C)
 		}
 	}
 }
