@@ -10,6 +10,8 @@
 //
 // Every C routine of the header is a small generated C function (zshmem.c) that calls one
 // exported Go function of this package with a routine number: one cgo transition per call.
+// The one-sided routines (puts, gets, atomics, quiet, fence, shmem_ptr, waits on a local
+// variable) first do their common case in C, without a transition (fastpath.h, fastpath.go).
 // The Go side works on the engine (package rt) with byte counts where it can; the routine
 // number names the C routine in every panic and hang report. Typed families are generated
 // from gen/tables by gen/cabigen; long double, which Go lacks, is reduced in C (longdouble.c).
