@@ -152,30 +152,19 @@ func chooseBarrier(g Group) Alg {
 	return auto(topology.Barrier, g, 0)
 }
 
-func chooseReduce(g Group, nbytes int) Alg {
-	if forceReduce != AlgAuto {
-		return forceReduce
+// choose is the override when there is one, else the Auto policy.
+func choose(force Alg, coll topology.Collective, g Group, nbytes int) Alg {
+	if force != AlgAuto {
+		return force
 	}
-	return auto(topology.Reduce, g, nbytes)
+	return auto(coll, g, nbytes)
 }
 
-func chooseBcast(g Group, nbytes int) Alg {
-	if forceBcast != AlgAuto {
-		return forceBcast
-	}
-	return auto(topology.Bcast, g, nbytes)
-}
-
+func chooseReduce(g Group, nbytes int) Alg { return choose(forceReduce, topology.Reduce, g, nbytes) }
+func chooseBcast(g Group, nbytes int) Alg  { return choose(forceBcast, topology.Bcast, g, nbytes) }
 func chooseAlltoall(g Group, nbytes int) Alg {
-	if forceAlltoall != AlgAuto {
-		return forceAlltoall
-	}
-	return auto(topology.AllToAll, g, nbytes)
+	return choose(forceAlltoall, topology.AllToAll, g, nbytes)
 }
-
 func chooseFcollect(g Group, nbytes int) Alg {
-	if forceFcollect != AlgAuto {
-		return forceFcollect
-	}
-	return auto(topology.FCollect, g, nbytes)
+	return choose(forceFcollect, topology.FCollect, g, nbytes)
 }

@@ -141,19 +141,26 @@ func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) 
 	return p, err
 }
 
+// liveAllocation is the heap offset and size of the allocation starting at p; it panics
+// when p starts none (freed twice, or not from the allocator).
+func liveAllocation(who string, p unsafe.Pointer) (off, size uintptr) {
+	off = uintptr(p) - heapLo
+	heap.mu.Lock()
+	size, ok := heap.used[off]
+	heap.mu.Unlock()
+	if off >= heapSize || !ok {
+		panic(fmt.Sprintf("%s: %#x is not the start of a live symmetric allocation (freed twice, or not from shmem.Malloc)", who, uintptr(p)))
+	}
+	return off, size
+}
+
 // Free releases an allocation on every PE after synchronizing (no PE may still use it).
 func Free(who string, p unsafe.Pointer) {
 	Check(who)
 	if p == nil {
 		return
 	}
-	off := uintptr(p) - heapLo
-	heap.mu.Lock()
-	_, ok := heap.used[off]
-	heap.mu.Unlock()
-	if off >= heapSize || !ok {
-		panic(fmt.Sprintf("%s: %#x is not the start of a live symmetric allocation (freed twice, or not from shmem.Malloc)", who, uintptr(p)))
-	}
+	off, _ := liveAllocation(who, p)
 	debugAgree(who, "offset", uint64(off))
 	BarrierAll()
 	heap.mu.Lock()
@@ -169,13 +176,7 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 	if p == nil {
 		return Malloc(who, size, MinAlign, false)
 	}
-	off := uintptr(p) - heapLo
-	heap.mu.Lock()
-	old, ok := heap.used[off]
-	heap.mu.Unlock()
-	if off >= heapSize || !ok {
-		panic(fmt.Sprintf("%s: %#x is not the start of a live symmetric allocation", who, uintptr(p)))
-	}
+	off, old := liveAllocation(who, p)
 	debugAgree(who, "size", uint64(size))
 	BarrierAll()
 	if size == 0 {
