@@ -256,26 +256,7 @@ func (s CPUSet) Equal(o CPUSet) bool {
 }
 
 // String is the kernel's list form, ascending with ranges: "0,2,4-7"; "" for the empty set.
-func (s CPUSet) String() string {
-	var b strings.Builder
-	cpus := s.CPUs()
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(cpus[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(cpus[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
-}
+func (s CPUSet) String() string { return orderedList(s.CPUs()) }
 
 // MarshalText and UnmarshalText let a CPUSet be a flag.TextVar or a JSON string.
 func (s CPUSet) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
