@@ -39,13 +39,23 @@ func get[T any](who string, dst, src []T, pe int) {
 // P stores v into the symmetric *dst on PE pe.
 func P[T any](dst *T, v T, pe int) {
 	q := scalarTarget("shmem.P", dst, pe)
+	if q == nil { // on another node
+		rt.Put("shmem.P", unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
+		return
+	}
 	*q = v
 	rt.Notify(pe)
 }
 
 // G loads the symmetric *src on PE pe.
 func G[T any](src *T, pe int) T {
-	return *scalarTarget("shmem.G", src, pe)
+	p := scalarTarget("shmem.G", src, pe)
+	if p == nil { // on another node
+		var v T
+		rt.Get("shmem.G", unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
+		return v
+	}
+	return *p
 }
 
 func scalarTarget[T any](who string, p *T, pe int) *T {
@@ -55,6 +65,9 @@ func scalarTarget[T any](who string, p *T, pe int) *T {
 		panic(who + ": nil pointer")
 	}
 	rt.CheckSym(who, "address", unsafe.Pointer(p), unsafe.Sizeof(*p))
+	if !rt.Local(pe) {
+		return nil
+	}
 	return (*T)(rt.Remote(unsafe.Pointer(p), pe))
 }
 
@@ -110,6 +123,7 @@ func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op S
 	}
 	rt.AMOTarget(who, unsafe.Pointer(sig), 8, pe)
 	put(who, dst, src, pe)
+	rt.OrderBefore(pe)
 	// The signal's atomic is a release on arm64 and a locked instruction on amd64: the data's
 	// stores are visible before the signal is.
 	aop := rt.AMOSet

@@ -79,7 +79,7 @@ func goshmem_ptr(r int32, dest unsafe.Pointer, pe int32) unsafe.Pointer {
 	defer catch(r)
 	rt.Check(name(r))
 	q := sym(dest)
-	if pe < 0 || int(pe) >= rt.NPEs() || !rt.InHeap(q, 1) {
+	if pe < 0 || int(pe) >= rt.NPEs() || !rt.InHeap(q, 1) || !rt.Local(int(pe)) {
 		return nil
 	}
 	if int(pe) == rt.MyPE() {

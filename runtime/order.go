@@ -5,8 +5,19 @@ import "github.com/goshmem/shmem/runtime/shm"
 // Quiet completes every put, AMO and store this PE issued before it: on shared memory the
 // copies are done when the calls return, so what remains is visibility order, a full
 // barrier (SFENCE and a locked no-op on amd64, DMB ISH on arm64).
-func Quiet() { shm.FenceFull() }
+// In a multi-node job it also waits until the engine has completed them at their targets.
+func Quiet() {
+	shm.FenceFull()
+	if multiNode {
+		netT.Quiet()
+	}
+}
 
 // Fence orders this PE's puts to each PE before its later puts to that PE: a store barrier
 // (SFENCE on amd64, which also covers non-temporal stores; DMB ISHST on arm64).
-func Fence() { shm.FenceStore() }
+func Fence() {
+	shm.FenceStore()
+	if multiNode {
+		netT.Fence()
+	}
+}

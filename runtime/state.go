@@ -69,6 +69,9 @@ func Init() error {
 	heapLo, heapSize = o.Heap(me), o.Layout.HeapSize
 	base = unsafe.Pointer(&o.Mem[0])
 	mySeg = unsafe.Add(base, int(o.Layout.SegOffset)+me*segSize)
+	if err := netStart(); err != nil {
+		return fmt.Errorf("shmem.Init: multi-node engine: %w", err)
+	}
 	// Whether posters ring doorbells is a property of the job (the launcher sets it from the
 	// placement, or from GOSHMEM_WAIT=sleep); a PE may still choose to spin.
 	mayWake = hdr.Flags&shm.FlagSharedCPUs != 0
@@ -93,6 +96,9 @@ func Init() error {
 // attach opens the launcher's object, or creates a single-PE one.
 func attach() (*shm.Object, int, error) {
 	fdStr, ok := os.LookupEnv(EnvFD)
+	if _, pmix := os.LookupEnv(envPMIx); !ok && pmix {
+		return netAttach()
+	}
 	if !ok {
 		l, err := shm.NewLayout(1, conf.Size("SHMEM_SYMMETRIC_SIZE"))
 		if err != nil {
@@ -136,6 +142,9 @@ func Finalize() {
 	SyncAll()
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
 	state.Store(stateFinalized)
+	if engine != nil {
+		engine.Finalize()
+	}
 }
 
 // Running reports whether Init has run and Finalize has not.

@@ -36,11 +36,16 @@ const (
 	AMOFetchAnd
 	AMOFetchOr
 	AMOFetchXor
+
+	// AMOPost marks an operation whose result the caller does not use (AtomicAdd, Set,
+	// And, ...): a transport may start it and let Quiet complete it.
+	AMOPost AMOOp = 0x80
 )
 
-// transports[pe] reaches PE pe. allShm says every PE is reached through shared memory
-// (today, always): the hot paths then call the shared-memory transport directly, where the
-// compiler can inline it, instead of through the interface.
+// transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node
+// engine for the rest. allShm says every PE is reached through shared memory (a one-node
+// job): the hot paths then call the shared-memory transport directly, where the compiler
+// can inline it, instead of through the interface.
 var (
 	transports []Transport
 	allShm     bool
@@ -50,8 +55,11 @@ func transportsInit() {
 	transports = make([]Transport, npes)
 	for pe := range transports {
 		transports[pe] = shmT
+		if !local(pe) {
+			transports[pe] = netT
+		}
 	}
-	allShm = true
+	allShm = !multiNode
 }
 
 // shmTransport is the shared-memory transport: memmove and sync/atomic on the peer's
@@ -93,6 +101,7 @@ func (*shmTransport) Quiet() { Quiet() }
 func (*shmTransport) Fence() { Fence() }
 
 func (*shmTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
+	op &^= AMOPost
 	r := Remote(p, pe)
 	var old uint64
 	switch size {
@@ -181,23 +190,29 @@ func amoContainer(p unsafe.Pointer, size uintptr, op AMOOp, v uint64) uint64 {
 	for {
 		w := atomic.LoadUint32(word)
 		o := uint64((w & mask) >> shift)
-		var x uint64
-		switch op {
-		case AMOFetchAnd:
-			x = o & v
-		case AMOFetchOr:
-			x = o | v
-		case AMOFetchXor:
-			x = o ^ v
-		case AMOFetch:
+		if op == AMOFetch {
 			return o
-		default:
-			panic("rt: AMO " + string(rune('0'+op)) + " on a 1- or 2-byte word")
 		}
+		x := applyBitwise(op, o, v)
 		if atomic.CompareAndSwapUint32(word, w, uint32(x)<<shift&mask|w&^mask) {
 			return o
 		}
 	}
+}
+
+// applyBitwise is the new value of a 1- or 2-byte word o after op with operand v.
+func applyBitwise(op AMOOp, o, v uint64) uint64 {
+	switch op {
+	case AMOFetchAnd:
+		return o & v
+	case AMOFetchOr:
+		return o | v
+	case AMOFetchXor:
+		return o ^ v
+	case AMOFetch:
+		return o
+	}
+	panic("rt: AMO " + string(rune('0'+op)) + " on a 1- or 2-byte word")
 }
 
 // AMO is an atomic memory operation on the symmetric word p of PE pe, after the checks

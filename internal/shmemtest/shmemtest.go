@@ -12,8 +12,10 @@ package shmemtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -95,6 +97,9 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 		args = []string{"-test.run=^$", "-test.bench=" + runPattern(t.Name()), "-test.benchtime=1x", "-test.count=1", "-test.timeout=" + o.Timeout.String()}
 	}
 	var stdout, stderr bytes.Buffer
+	if l := os.Getenv(EnvLauncher); l != "" {
+		return launchPMIx(t, l, n, env, args, o.Timeout+30*time.Second)
+	}
 	status, err := launch.Run(launch.Config{
 		Bindings:   bindings,
 		Topology:   topo,
@@ -109,6 +114,51 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 	})
 	if err != nil {
 		t.Fatalf("launching %d PEs: %v", n, err)
+	}
+	return Result{status, stdout.String(), stderr.String()}
+}
+
+// EnvLauncher, when set, makes Launch start jobs with a PMIx launcher across nodes instead
+// of the in-process launcher: its value is the launcher's command line without the PE count
+// and the program (for example the fake nodes' `onnode gsn1 mpirun --host gsn1:4,gsn2:4
+// --map-by node ...`); the test binary must then be built with -tags goshmem_ucx.
+const EnvLauncher = "GOSHMEM_TEST_LAUNCHER"
+
+// MultiNode reports whether jobs run across nodes (EnvLauncher is set): tests of what only a
+// one-node job has (shmemrun's own exit codes and reports, direct pointers to every PE)
+// skip there.
+func MultiNode() bool { return os.Getenv(EnvLauncher) != "" }
+
+// launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
+// forwarded with -x, and PEs share the node's CPUs.
+func launchPMIx(t testing.TB, cmd string, n int, env, args []string, timeout time.Duration) Result {
+	t.Helper()
+	argv := strings.Fields(cmd)
+	argv = append(argv, "-np", strconv.Itoa(n))
+	own := map[string]bool{}
+	for _, kv := range os.Environ() {
+		own[kv] = true
+	}
+	env = append(env, "GOSHMEM_WAIT=sleep")
+	for _, kv := range env {
+		if !own[kv] || strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_") {
+			argv = append(argv, "-x", kv)
+		}
+	}
+	argv = append(argv, os.Args[0])
+	argv = append(argv, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr, c.Env = &stdout, &stderr, env
+	err := c.Run()
+	status := c.ProcessState.ExitCode()
+	if err != nil && status <= 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("%d PEs across nodes: no end after %v\n--- stdout\n%s--- stderr\n%s", n, timeout, stdout.String(), stderr.String())
+		}
+		t.Fatalf("launching %d PEs across nodes (%s): %v", n, cmd, err)
 	}
 	return Result{status, stdout.String(), stderr.String()}
 }
