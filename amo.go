@@ -40,7 +40,9 @@ func AtomicFetch[T ExtAMO](src *T, pe int) T {
 }
 
 // AtomicSet stores v into *dst on PE pe atomically.
-func AtomicSet[T ExtAMO](dst *T, v T, pe int) { amo("shmem.AtomicSet", rt.AMOSet|rt.AMOPost, dst, v, v, pe) }
+func AtomicSet[T ExtAMO](dst *T, v T, pe int) {
+	amo("shmem.AtomicSet", rt.AMOSet|rt.AMOPost, dst, v, v, pe)
+}
 
 // AtomicSwap stores v into *dst on PE pe and returns the old value.
 func AtomicSwap[T ExtAMO](dst *T, v T, pe int) T {
@@ -59,7 +61,9 @@ func AtomicFetchAdd[T AMO](dst *T, v T, pe int) T {
 }
 
 // AtomicAdd adds v to *dst on PE pe.
-func AtomicAdd[T AMO](dst *T, v T, pe int) { amo("shmem.AtomicAdd", rt.AMOFetchAdd|rt.AMOPost, dst, v, v, pe) }
+func AtomicAdd[T AMO](dst *T, v T, pe int) {
+	amo("shmem.AtomicAdd", rt.AMOFetchAdd|rt.AMOPost, dst, v, v, pe)
+}
 
 // AtomicFetchInc adds 1 to *dst on PE pe and returns the old value.
 func AtomicFetchInc[T AMO](dst *T, pe int) T {
@@ -67,7 +71,9 @@ func AtomicFetchInc[T AMO](dst *T, pe int) T {
 }
 
 // AtomicInc adds 1 to *dst on PE pe.
-func AtomicInc[T AMO](dst *T, pe int) { amo("shmem.AtomicInc", rt.AMOFetchAdd|rt.AMOPost, dst, 1, 1, pe) }
+func AtomicInc[T AMO](dst *T, pe int) {
+	amo("shmem.AtomicInc", rt.AMOFetchAdd|rt.AMOPost, dst, 1, 1, pe)
+}
 
 // AtomicFetchAnd ands v into *dst on PE pe and returns the old value.
 func AtomicFetchAnd[T Bitwise](dst *T, v T, pe int) T {
@@ -75,7 +81,9 @@ func AtomicFetchAnd[T Bitwise](dst *T, v T, pe int) T {
 }
 
 // AtomicAnd ands v into *dst on PE pe.
-func AtomicAnd[T Bitwise](dst *T, v T, pe int) { amo("shmem.AtomicAnd", rt.AMOFetchAnd|rt.AMOPost, dst, v, v, pe) }
+func AtomicAnd[T Bitwise](dst *T, v T, pe int) {
+	amo("shmem.AtomicAnd", rt.AMOFetchAnd|rt.AMOPost, dst, v, v, pe)
+}
 
 // AtomicFetchOr ors v into *dst on PE pe and returns the old value.
 func AtomicFetchOr[T Bitwise](dst *T, v T, pe int) T {
@@ -83,7 +91,9 @@ func AtomicFetchOr[T Bitwise](dst *T, v T, pe int) T {
 }
 
 // AtomicOr ors v into *dst on PE pe.
-func AtomicOr[T Bitwise](dst *T, v T, pe int) { amo("shmem.AtomicOr", rt.AMOFetchOr|rt.AMOPost, dst, v, v, pe) }
+func AtomicOr[T Bitwise](dst *T, v T, pe int) {
+	amo("shmem.AtomicOr", rt.AMOFetchOr|rt.AMOPost, dst, v, v, pe)
+}
 
 // AtomicFetchXor xors v into *dst on PE pe and returns the old value.
 func AtomicFetchXor[T Bitwise](dst *T, v T, pe int) T {
@@ -91,4 +101,6 @@ func AtomicFetchXor[T Bitwise](dst *T, v T, pe int) T {
 }
 
 // AtomicXor xors v into *dst on PE pe.
-func AtomicXor[T Bitwise](dst *T, v T, pe int) { amo("shmem.AtomicXor", rt.AMOFetchXor|rt.AMOPost, dst, v, v, pe) }
+func AtomicXor[T Bitwise](dst *T, v T, pe int) {
+	amo("shmem.AtomicXor", rt.AMOFetchXor|rt.AMOPost, dst, v, v, pe)
+}
