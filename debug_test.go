@@ -65,6 +65,9 @@ func TestDebugChecks(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if shmemtest.MultiNode() && (c.name == "activeset" || c.name == "offsets") {
+				t.Skip("SHMEM_DEBUG compares a collective's arguments between the PEs of a node only")
+			}
 			if shmemtest.InPE(t) {
 				if err := shmem.Init(); err != nil {
 					t.Fatal(err)

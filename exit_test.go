@@ -64,6 +64,14 @@ func TestFailingPE(t *testing.T) {
 				t.Fatal("barrier completed without PE 1")
 			}
 			r := shmemtest.Launch(t, 3)
+			if shmemtest.MultiNode() {
+				// The PMIx launcher reports it (rank 1 is PE 1), or a peer whose operation
+				// to PE 1 failed does ("PE 0 (on a) to PE 1 (on b): ...").
+				if r.Status == 0 || !strings.Contains(r.Stderr, ",1]") && !strings.Contains(r.Stderr, "to PE 1 (on ") {
+					t.Fatalf("status %d, stderr:\n%s\nwant non-zero and PE 1 named", r.Status, r.Stderr)
+				}
+				return
+			}
 			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) {
 				t.Fatalf("status %d, stderr:\n%s\nwant non-zero and %q", r.Status, r.Stderr, c.want)
 			}

@@ -40,20 +40,42 @@ func get[T any](who string, dst, src []T, pe int) {
 func P[T any](dst *T, v T, pe int) {
 	q := scalarTarget("shmem.P", dst, pe)
 	if q == nil { // on another node
-		rt.Put("shmem.P", unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
+		if n := unsafe.Sizeof(v); n <= 8 && n&(n-1) == 0 {
+			rt.TransportOf(pe).PutValue(unsafe.Pointer(dst), bits(v), n, pe)
+			return
+		}
+		putOff("shmem.P", dst, v, pe)
 		return
 	}
 	*q = v
 	rt.Notify(pe)
 }
 
+// putOff puts v to a PE on another node through memory: v escapes to the heap here, not in
+// P, whose common case allocates nothing.
+//
+//go:noinline
+func putOff[T any](who string, dst *T, v T, pe int) {
+	rt.Put(who, unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
+}
+
+// getOff is G from a PE on another node through memory.
+//
+//go:noinline
+func getOff[T any](who string, src *T, pe int) T {
+	var v T
+	rt.Get(who, unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
+	return v
+}
+
 // G loads the symmetric *src on PE pe.
 func G[T any](src *T, pe int) T {
 	p := scalarTarget("shmem.G", src, pe)
 	if p == nil { // on another node
-		var v T
-		rt.Get("shmem.G", unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
-		return v
+		if n := unsafe.Sizeof(*src); n <= 8 && n&(n-1) == 0 {
+			return fromBits[T](rt.TransportOf(pe).GetValue(unsafe.Pointer(src), n, pe))
+		}
+		return getOff("shmem.G", src, pe)
 	}
 	return *p
 }

@@ -151,6 +151,7 @@ func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 		atomic.StoreUint64(w, uint64(x.Bytes))
 		counts := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), g.Size)
 		gatherHier(who, g, h, a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&counts[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		atomic.StoreUint64(w, 0) // read by my leader, which is done: the area is SyncValue again
 		phase = 2
 		offs := make([]uintptr, g.Size+1)
 		for i, c := range counts {

@@ -36,6 +36,9 @@ func local(pe int) bool { return !multiNode || nodeOf[pe] == nodeOf[me] }
 // Local reports whether PE pe shares my node's memory (shmem_ptr can reach it).
 func Local(pe int) bool { return local(pe) }
 
+// TransportOf is what reaches PE pe (checked by the caller).
+func TransportOf(pe int) Transport { return transports[pe] }
+
 // OrderBefore orders my puts to PE pe before my next operation to it (put-with-signal's
 // data before its signal): shared memory's stores are ordered already.
 func OrderBefore(pe int) {
@@ -81,6 +84,9 @@ type netEngine interface {
 	Abort(status int, msg string)
 	// Finalize leaves the job (after the last barrier).
 	Finalize()
+	// Check ends the job when a PE on another node is lost, or a PE of my node ended
+	// before Finalize (a PMIx launcher may not notice a PE that exits with status 0).
+	Check()
 	// NewContext makes the remote part of a communication context: its own worker, so its
 	// Quiet waits for its own operations only.
 	NewContext() (Transport, error)
@@ -144,6 +150,20 @@ func spansNodes(g Group) bool {
 		return false
 	}
 	return hierOf(g) != nil
+}
+
+// finalizing is set between Finalize's two barriers: a peer may then end at any time.
+var finalizing atomic.Bool
+
+// lostPE reports a PE that ended before Finalize and ends the job.
+func lostPE(pe int, why string) {
+	if finalizing.Load() {
+		return
+	}
+	msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
+	fmt.Fprintln(os.Stderr, msg)
+	engine.Abort(1, msg)
+	os.Exit(1)
 }
 
 // netFail ends the job when the engine fails: an engine error is not the program's to

@@ -138,6 +138,7 @@ func netStart() error {
 	if err := ucx.Init(mySeg, uintptr(segSize)); err != nil {
 		return err
 	}
+	ucx.SetYield(sleepWait)
 	w, err := ucx.NewWorker(npes)
 	if err != nil {
 		return err
@@ -199,6 +200,21 @@ func netStart() error {
 
 func (e *ucxEngine) Progress() bool { return e.w.Progress() }
 
+func (e *ucxEngine) Check() {
+	if pe, err := ucx.Failed(); pe >= 0 {
+		lostPE(pe, fmt.Sprintf("its connection failed: %v", err))
+	}
+	for _, pe := range nodePEs {
+		if pe == me {
+			continue
+		}
+		s := obj.Slot(pe)
+		if pid := atomic.LoadInt32(&s.Pid); pid > 0 && atomic.LoadUint32(&s.State) == shm.StateRunning && unix.Kill(int(pid), 0) == unix.ESRCH {
+			lostPE(pe, "process "+strconv.Itoa(int(pid))+" is gone")
+		}
+	}
+}
+
 func (e *ucxEngine) Abort(status int, msg string) { ucx.Abort(status, msg) }
 
 func (e *ucxEngine) Finalize() {
@@ -243,6 +259,9 @@ func (e *ucxEngine) serve() {
 		}
 		armed := e.w.Arm()
 		netMu.Unlock()
+		if served {
+			e.Check()
+		}
 		if served && mayWake {
 			seg := obj.SegHeader(me)
 			atomic.AddUint32(&seg.Bell, 1)
@@ -266,6 +285,25 @@ func (t *ucxTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
 	if err != nil {
 		netFail("put", pe, err)
 	}
+}
+
+func (t *ucxTransport) PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int) {
+	lockNet()
+	err := t.w.P(pe, segOffset(dst), v, size)
+	unlockNet()
+	if err != nil {
+		netFail("p", pe, err)
+	}
+}
+
+func (t *ucxTransport) GetValue(src unsafe.Pointer, size uintptr, pe int) uint64 {
+	lockNet()
+	v, err := t.w.G(pe, segOffset(src), size)
+	unlockNet()
+	if err != nil {
+		netFail("g", pe, err)
+	}
+	return v
 }
 
 func (t *ucxTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
@@ -353,3 +391,4 @@ func (t *ucxTransport) Fence() {
 
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return ucx.Compiled() }
+

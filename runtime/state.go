@@ -69,13 +69,13 @@ func Init() error {
 	heapLo, heapSize = o.Heap(me), o.Layout.HeapSize
 	base = unsafe.Pointer(&o.Mem[0])
 	mySeg = unsafe.Add(base, int(o.Layout.SegOffset)+me*segSize)
-	if err := netStart(); err != nil {
-		return fmt.Errorf("shmem.Init: multi-node engine: %w", err)
-	}
 	// Whether posters ring doorbells is a property of the job (the launcher sets it from the
 	// placement, or from GOSHMEM_WAIT=sleep); a PE may still choose to spin.
 	mayWake = hdr.Flags&shm.FlagSharedCPUs != 0
 	sleepWait = mayWake && conf.String("GOSHMEM_WAIT") != "spin"
+	if err := netStart(); err != nil {
+		return fmt.Errorf("shmem.Init: multi-node engine: %w", err)
+	}
 	if err := algInit(); err != nil {
 		return fmt.Errorf("shmem.Init: %w", err)
 	}
@@ -140,6 +140,12 @@ func Finalize() {
 	}
 	Quiet()
 	SyncAll()
+	if engine != nil {
+		// Past this barrier every PE is in Finalize: from the next one on, a PE that ends
+		// is not lost.
+		finalizing.Store(true)
+		SyncAll()
+	}
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
 	state.Store(stateFinalized)
 	if engine != nil {

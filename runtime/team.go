@@ -111,6 +111,7 @@ func (t *Team) allgatherWord(who string, v uint64) []uint64 {
 		out := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), t.G.Size)
 		na := a.net()
 		gatherHier(who, t.G, h, &a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&out[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		atomic.StoreUint64(w, 0)
 		return append([]uint64(nil), out...)
 	}
 	atomic.StoreUint64(a.word(wordValue), v)

@@ -15,6 +15,10 @@ import (
 type Transport interface {
 	Put(dst, src unsafe.Pointer, n uintptr, pe int)
 	Get(dst, src unsafe.Pointer, n uintptr, pe int)
+	// PutValue and GetValue move a scalar of size 1, 2, 4 or 8 bytes (p and g) by value, so
+	// no caller's variable has to live on the heap for the engine.
+	PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int)
+	GetValue(src unsafe.Pointer, size uintptr, pe int) uint64
 	PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
 	GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
 	// AMO applies op to the size-byte word at p on pe (v the operand, cond the compare
@@ -86,6 +90,42 @@ func copyLarge(dst, src unsafe.Pointer, n uintptr) { kernels.Copy(bytes(dst, n),
 
 func (*shmTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
 	copyBytes(dst, Remote(src, pe), n)
+}
+
+func (*shmTransport) PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int) {
+	storeScalar(Remote(dst, pe), v, size)
+	Notify(pe)
+}
+
+func (*shmTransport) GetValue(src unsafe.Pointer, size uintptr, pe int) uint64 {
+	return loadScalar(Remote(src, pe), size)
+}
+
+// loadScalar reads the size (1, 2, 4 or 8) bytes at p as the low-order bytes of a word.
+func loadScalar(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// storeScalar writes the size low-order bytes of v at p.
+func storeScalar(p unsafe.Pointer, v uint64, size uintptr) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(v)
+	case 2:
+		*(*uint16)(p) = uint16(v)
+	case 4:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
 }
 
 func (*shmTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {

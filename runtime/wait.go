@@ -185,6 +185,9 @@ func ring(pe int) {
 // checkJob ends this PE when the job is over: another PE called GlobalExit, or the launcher
 // is tearing the job down.
 func checkJob() {
+	if engine != nil {
+		engine.Check()
+	}
 	if atomic.LoadUint32(&hdr.ExitRequested) != 0 {
 		exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}

@@ -98,7 +98,7 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 	}
 	var stdout, stderr bytes.Buffer
 	if l := os.Getenv(EnvLauncher); l != "" {
-		return launchPMIx(t, l, n, env, args, o.Timeout+30*time.Second)
+		return launchPMIx(t, l, n, os.Args[0], env, args, o.Timeout+30*time.Second)
 	}
 	status, err := launch.Run(launch.Config{
 		Bindings:   bindings,
@@ -131,7 +131,7 @@ func MultiNode() bool { return os.Getenv(EnvLauncher) != "" }
 
 // launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
 // forwarded with -x, and PEs share the node's CPUs.
-func launchPMIx(t testing.TB, cmd string, n int, env, args []string, timeout time.Duration) Result {
+func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
 	t.Helper()
 	argv := strings.Fields(cmd)
 	argv = append(argv, "-np", strconv.Itoa(n))
@@ -145,7 +145,7 @@ func launchPMIx(t testing.TB, cmd string, n int, env, args []string, timeout tim
 			argv = append(argv, "-x", kv)
 		}
 	}
-	argv = append(argv, os.Args[0])
+	argv = append(argv, prog)
 	argv = append(argv, args...)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -159,6 +159,23 @@ func launchPMIx(t testing.TB, cmd string, n int, env, args []string, timeout tim
 			t.Fatalf("%d PEs across nodes: no end after %v\n--- stdout\n%s--- stderr\n%s", n, timeout, stdout.String(), stderr.String())
 		}
 		t.Fatalf("launching %d PEs across nodes (%s): %v", n, cmd, err)
+	}
+	return Result{status, stdout.String(), stderr.String()}
+}
+
+// LaunchProg runs prog with args as n PEs (across nodes when EnvLauncher is set) and
+// returns how the job ended.
+func LaunchProg(t testing.TB, n int, prog string, args ...string) Result {
+	t.Helper()
+	const timeout = 60 * time.Second
+	if l := os.Getenv(EnvLauncher); l != "" {
+		return launchPMIx(t, l, n, prog, os.Environ(), args, timeout)
+	}
+	var stdout, stderr bytes.Buffer
+	status, err := launch.Run(launch.Config{NPEs: n, Prog: prog, Args: args, Env: os.Environ(),
+		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, SharedCPUs: true})
+	if err != nil {
+		t.Fatalf("launching %d PEs of %s: %v", n, prog, err)
 	}
 	return Result{status, stdout.String(), stderr.String()}
 }

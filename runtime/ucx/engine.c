@@ -4,6 +4,7 @@
 #include <pmix.h>
 #include <ucp/api/ucp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,16 +155,43 @@ int gsx_worker_address(gsx_worker *w, void **p, size_t *n) {
 	return 0;
 }
 
+// The first PE whose endpoint failed (its process ended or its node went away), or -1.
+static volatile int failed_pe = -1;
+static volatile int failed_status;
+
+static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status) {
+	int pe = (int)(intptr_t)arg;
+	if (__atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE) < 0) {
+		failed_status = status;
+		__atomic_store_n(&failed_pe, pe, __ATOMIC_RELEASE);
+	}
+}
+
+int gsx_failed(int *status) {
+	int pe = __atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE);
+	*status = failed_status;
+	return pe;
+}
+
 int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base) {
 	ucp_ep_params_t ep;
 	memset(&ep, 0, sizeof ep);
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	ep.address = addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER; // a peer that ends is reported, not waited for
+	ep.err_handler.cb = ep_failed;
+	ep.err_handler.arg = (void *)(intptr_t)pe;
 	ucs_status_t s = ucp_ep_create(w->w, &ep, &w->ep[pe]);
 	if (s != UCS_OK) return s;
 	w->base[pe] = base;
 	return ucp_ep_rkey_unpack(w->ep[pe], rkey, &w->rkey[pe]);
 }
+
+static int yield_in_wait;
+
+// gsx_set_yield makes waits yield the CPU between idle polls (PEs share CPUs: the peer that
+// must answer may need this one).
+void gsx_set_yield(int y) { yield_in_wait = y; }
 
 // wait completes a request, progressing the worker.
 static int wait(gsx_worker *w, ucs_status_ptr_t r) {
@@ -171,7 +199,7 @@ static int wait(gsx_worker *w, ucs_status_ptr_t r) {
 	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
 	ucs_status_t s;
 	do {
-		ucp_worker_progress(w->w);
+		if (ucp_worker_progress(w->w) == 0 && yield_in_wait) sched_yield();
 		s = ucp_request_check_status(r);
 	} while (s == UCS_INPROGRESS);
 	ucp_request_free(r);
@@ -202,7 +230,8 @@ int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int block)
 
 // gsx_amo: op is goshmem's AMO code (fetch, set, swap, cswap, fetch-add, and, or, xor).
 // Without fetch (and for ops UCX can post) the operation is only started; a flush completes it.
-int gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, uint64_t *old, int fetch) {
+gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int fetch) {
+	gsx_result res = {0, 0};
 	static const ucp_atomic_op_t ops[] = {UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_CSWAP,
 	                                      UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_AND, UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_XOR};
 	ucp_atomic_op_t o = ops[op];
@@ -220,10 +249,25 @@ int gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, u
 		p.reply_buffer = size == 8 ? (void *)&reply : (void *)&reply32;
 	}
 	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
-	if (post) return release(r);
-	int s = wait(w, r);
-	*old = size == 8 ? reply : reply32;
-	return s;
+	if (post) {
+		res.status = release(r);
+		return res;
+	}
+	res.status = wait(w, r);
+	res.old = size == 8 ? reply : reply32;
+	return res;
+}
+
+// gsx_g gets size bytes into a word (a scalar get).
+gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size) {
+	gsx_result res = {0, 0};
+	res.status = gsx_get(w, pe, off, &res.old, size, 1);
+	return res;
+}
+
+// gsx_p puts the size low bytes of v (a scalar put: no Go memory crosses into C).
+int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
+	return gsx_put(w, pe, off, &v, size, 1);
 }
 
 int gsx_flush(gsx_worker *w) { return wait(w, ucp_worker_flush_nbx(w->w, &noparam)); }

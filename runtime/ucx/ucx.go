@@ -121,6 +121,20 @@ func RKey() ([]byte, error) {
 	return C.GoBytes(p, C.int(n)), nil
 }
 
+// SetYield makes the engine's waits yield the CPU between idle polls.
+func SetYield(y bool) { C.gsx_set_yield(cbool(y)) }
+
+// Failed is the first PE whose endpoint failed (its process ended, its node went away) and
+// why, or -1.
+func Failed() (int, error) {
+	var s C.int
+	pe := int(C.gsx_failed(&s))
+	if pe < 0 {
+		return -1, nil
+	}
+	return pe, ucsErr("endpoint", s)
+}
+
 // Cleanup releases the registration and the context.
 func Cleanup() { C.gsx_fini() }
 
@@ -163,6 +177,17 @@ func (w *Worker) Put(pe int, off uintptr, src unsafe.Pointer, n uintptr, waitLoc
 	return ucsErr("ucp_put_nbx", C.gsx_put(w.w, C.int(pe), C.uint64_t(off), src, C.size_t(n), cbool(waitLocal)))
 }
 
+// P puts the size (at most 8) low-order bytes of v to offset off of PE pe.
+func (w *Worker) P(pe int, off uintptr, v uint64, size uintptr) error {
+	return ucsErr("ucp_put_nbx", C.gsx_p(w.w, C.int(pe), C.uint64_t(off), C.uint64_t(v), C.size_t(size)))
+}
+
+// G gets the size (at most 8) bytes at offset off of PE pe as a word's low-order bytes.
+func (w *Worker) G(pe int, off uintptr, size uintptr) (uint64, error) {
+	r := C.gsx_g(w.w, C.int(pe), C.uint64_t(off), C.size_t(size))
+	return uint64(r.old), ucsErr("ucp_get_nbx", r.status)
+}
+
 // Get copies n bytes from offset off of PE pe's segment to dst; without wait a Flush
 // completes it.
 func (w *Worker) Get(pe int, off uintptr, dst unsafe.Pointer, n uintptr, wait bool) error {
@@ -184,9 +209,8 @@ func (w *Worker) GetStrided(pe int, off uintptr, srcStride int, dst unsafe.Point
 // xor) to the size-byte (4 or 8) word at offset off of PE pe. Without fetch, an add or a
 // bitwise op is only started (a Flush completes it) and the result is 0.
 func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64, fetch bool) (uint64, error) {
-	var old C.uint64_t
-	err := ucsErr("ucp_atomic_op_nbx", C.gsx_amo(w.w, C.int(pe), C.uint64_t(off), C.int(op), C.int(size), C.uint64_t(v), C.uint64_t(cond), &old, cbool(fetch)))
-	return uint64(old), err
+	r := C.gsx_amo(w.w, C.int(pe), C.uint64_t(off), C.int(op), C.int(size), C.uint64_t(v), C.uint64_t(cond), cbool(fetch))
+	return uint64(r.old), ucsErr("ucp_atomic_op_nbx", r.status)
 }
 
 // Flush completes every operation the worker started (shmem_quiet).
