@@ -44,4 +44,3 @@ func CABI() (v CABIView, ok bool) {
 		MayWake:  mayWake, SleepWait: sleepWait, Direct: direct, MultiNode: multiNode,
 	}, true
 }
-

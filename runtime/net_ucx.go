@@ -391,4 +391,3 @@ func (t *ucxTransport) Fence() {
 
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return ucx.Compiled() }
-
