@@ -153,17 +153,23 @@ func spansNodes(g Group) bool {
 }
 
 // finalizing is set between Finalize's two barriers: a peer may then end at any time.
-var finalizing atomic.Bool
+var (
+	finalizing atomic.Bool
+	lostOnce   sync.Once
+)
 
 // lostPE reports a PE that ended before Finalize and ends the job.
 func lostPE(pe int, why string) {
 	if finalizing.Load() {
 		return
 	}
-	msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
-	fmt.Fprintln(os.Stderr, msg)
-	engine.Abort(1, msg)
-	os.Exit(1)
+	lostOnce.Do(func() { // the wait and the progress goroutine may both notice
+		msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
+		fmt.Fprintln(os.Stderr, msg)
+		engine.Abort(1, msg)
+		os.Exit(1)
+	})
+	select {} // the first caller exits
 }
 
 // netFail ends the job when the engine fails: an engine error is not the program's to
