@@ -129,6 +129,37 @@ const EnvLauncher = "GOSHMEM_TEST_LAUNCHER"
 // skip there.
 func MultiNode() bool { return os.Getenv(EnvLauncher) != "" }
 
+// Iters scales a test's loop count to the job: across nodes every operation is a network
+// round trip (about a thousand times a shared-memory one), so loops run a fiftieth as long.
+func Iters(n int) int {
+	if MultiNode() {
+		return max(n/50, 1)
+	}
+	return n
+}
+
+// acrossNodes is the sizes a test runs at across nodes: above one PE, at most maxPEs.
+func acrossNodes(sizes []int, maxPEs string) []int {
+	limit, err := strconv.Atoi(maxPEs)
+	if err != nil || limit < 2 {
+		limit = 1 << 30
+	}
+	var out []int
+	smallest := 0
+	for _, n := range sizes {
+		if n >= 2 && (smallest == 0 || n < smallest) {
+			smallest = n
+		}
+		if n >= 2 && n <= limit {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 && smallest > 0 {
+		out = []int{smallest}
+	}
+	return out
+}
+
 // launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
 // forwarded with -x, and PEs share the node's CPUs.
 func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
@@ -194,9 +225,16 @@ func runPattern(name string) string {
 var Sizes = []int{1, 2, 3, 4, 8}
 
 // ForSizes runs f as a subtest per PE count in Sizes (or the given counts).
+//
+// Across nodes (MultiNode) a one-PE job proves nothing and jobs larger than
+// GOSHMEM_TEST_MAXPES (when set: the nodes times PEs per node) only cost time: they are left
+// out, and a test left with no size runs at its smallest one above one PE.
 func ForSizes(t *testing.T, f func(t *testing.T, n int), sizes ...int) {
 	if len(sizes) == 0 {
 		sizes = Sizes
+	}
+	if MultiNode() {
+		sizes = acrossNodes(sizes, os.Getenv("GOSHMEM_TEST_MAXPES"))
 	}
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) { f(t, n) })
