@@ -58,6 +58,34 @@ func TestMultiNodeLayout(t *testing.T) {
 	}, 2, 4)
 }
 
+// The node's memfd also reaches its PEs through the leader's socket (where /proc/<pid>/fd
+// is closed to them): the job then works as with /proc.
+func TestMultiNodeMemfdSocket(t *testing.T) {
+	multiNodeOnly(t)
+	if !shmemtest.InPE(t) {
+		r := shmemtest.Launch(t, 4, shmemtest.Options{Env: []string{"GOSHMEM_TEST_MEMFD_SOCKET=1"}})
+		if r.Status != 0 {
+			t.Fatalf("status %d\n%s%s", r.Status, r.Stdout, r.Stderr)
+		}
+		return
+	}
+	me, n := initPE(t)
+	xs := mustAlloc[int64](t, n)
+	for pe := range n {
+		if p := shmem.Ptr(&xs[me], pe); p != nil {
+			*p = int64(me + 1)
+		} else {
+			shmem.P(&xs[me], int64(me+1), pe)
+		}
+	}
+	shmem.BarrierAll()
+	for pe := range n {
+		if xs[pe] != int64(pe+1) {
+			t.Fatalf("xs[%d] = %d", pe, xs[pe])
+		}
+	}
+}
+
 // A PE computing without calling the library still serves puts: a put+quiet to it ends
 // long before its computation does (the progress goroutine), not when it next calls in.
 func TestMultiNodeProgress(t *testing.T) {

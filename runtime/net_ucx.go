@@ -5,6 +5,7 @@ package rt
 import (
 	"encoding/binary"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"sort"
@@ -57,6 +58,9 @@ func netAttach() (*shm.Object, int, error) {
 		if o, err = shm.Create(l, flags); err != nil {
 			return nil, 0, err
 		}
+		if err := serveMemfd(fdSocket(job, leader), o.Fd, len(job.LocalPeers)-1); err != nil {
+			return nil, 0, err
+		}
 		var b [16]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(os.Getpid()))
 		binary.LittleEndian.PutUint64(b[8:], uint64(o.Fd))
@@ -77,8 +81,15 @@ func netAttach() (*shm.Object, int, error) {
 		}
 		path := "/proc/" + strconv.FormatUint(binary.LittleEndian.Uint64(b), 10) + "/fd/" + strconv.FormatUint(binary.LittleEndian.Uint64(b[8:]), 10)
 		fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return nil, 0, fmt.Errorf("open the node's memfd %s (PE %d created it): %w", path, leader, err)
+		if os.Getenv("GOSHMEM_TEST_MEMFD_SOCKET") == "1" && err == nil { // tests force the fallback
+			unix.Close(fd)
+			fd, err = -1, fmt.Errorf("GOSHMEM_TEST_MEMFD_SOCKET=1")
+		}
+		if err != nil { // /proc refused (ptrace rules): the leader hands it over instead
+			var err2 error
+			if fd, err2 = receiveMemfd(fdSocket(job, leader)); err2 != nil {
+				return nil, 0, fmt.Errorf("the node's memfd from PE %d: open %s: %v; from its socket: %w", leader, path, err, err2)
+			}
 		}
 		if o, err = shm.Open(fd); err != nil {
 			return nil, 0, err
@@ -108,6 +119,60 @@ func netAttach() (*shm.Object, int, error) {
 	}
 	setNodesFor(me, leaders, hosts)
 	return o, me, nil
+}
+
+// fdSocket is the abstract Unix socket where a node leader hands out the node's memfd
+// (abstract sockets belong to the network namespace: one node's).
+func fdSocket(job *ucx.Job, leader int) string {
+	return "@goshmem." + job.Namespace + "." + strconv.Itoa(leader)
+}
+
+// serveMemfd hands fd (SCM_RIGHTS) to up to n PEs of the node that connect to name: those
+// for which /proc/<pid>/fd is closed.
+func serveMemfd(name string, fd, n int) error {
+	if n == 0 {
+		return nil
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: name, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("listen on %s for the node's PEs: %w", name, err)
+	}
+	go func() {
+		defer l.Close()
+		for range n {
+			c, err := l.AcceptUnix()
+			if err != nil {
+				return
+			}
+			c.WriteMsgUnix([]byte{1}, unix.UnixRights(fd), nil)
+			c.Close()
+		}
+	}()
+	return nil
+}
+
+// receiveMemfd gets the node's memfd from its leader's socket.
+func receiveMemfd(name string) (int, error) {
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: name, Net: "unix"})
+	if err != nil {
+		return -1, err
+	}
+	defer c.Close()
+	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := c.ReadMsgUnix(b, oob)
+	if err != nil {
+		return -1, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, fmt.Errorf("no descriptor in the leader's message (%v)", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return -1, fmt.Errorf("no descriptor in the leader's message (%v)", err)
+	}
+	unix.CloseOnExec(fds[0])
+	return fds[0], nil
 }
 
 // setNodesFor is setNodes before Init has set me.
