@@ -1,0 +1,236 @@
+package fakenodes
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) { os.Exit(Main(m)) }
+
+// The command line a job gets, without any node: flags, -np, -x, the order of the parts.
+func TestCommand(t *testing.T) {
+	c := &Cluster{Nodes: []string{"gsn1", "gsn2", "gsn3"}, Scripts: "/s"}
+	cases := []struct {
+		j    Job
+		want string
+		err  string
+	}{
+		{Job{PerNode: 1, Prog: "/bin/hostname"}, "/s/onnode gsn1 mpirun --host gsn1:1,gsn2:1,gsn3:1 -np 3 --bind-to none /bin/hostname", ""},
+		{Job{Nodes: 2, PerNode: 2, MapBy: "node", Prog: "/p", Args: []string{"-a", "b c"}, Env: []string{"SHMEM_DEBUG=1"}},
+			"/s/onnode gsn1 mpirun --host gsn1:2,gsn2:2 -np 4 --bind-to none --map-by node -x SHMEM_DEBUG /p -a b c", ""},
+		{Job{Nodes: 2, PerNode: 1, Launcher: "oshrun", LauncherArgs: []string{"--mca", "spml", "ucx"}, Prog: "/p"},
+			"/s/onnode gsn1 oshrun --host gsn1:1,gsn2:1 -np 2 --bind-to none --mca spml ucx /p", ""},
+		{Job{Nodes: 4, PerNode: 1, Prog: "/p"}, "", "Nodes = 4, the cluster has 3"},
+		{Job{PerNode: 0, Prog: "/p"}, "", "PerNode = 0 out of range"},
+		{Job{PerNode: 1}, "", "no Prog"},
+		{Job{PerNode: 1, Prog: "/p", Env: []string{"NOEQUALS"}}, "", `Env entry "NOEQUALS"`},
+	}
+	for i, tc := range cases {
+		cmd, err := c.Command(tc.j)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "fakenodes.Command") {
+				t.Errorf("case %d: error %v, want one naming fakenodes.Command and %q", i, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if got := strings.Join(cmd.Args, " "); got != tc.want {
+			t.Errorf("case %d:\n got %s\nwant %s", i, got, tc.want)
+		}
+		env := strings.Join(cmd.Env, "\n")
+		for _, kv := range append(c.LauncherEnv(), tc.j.Env...) {
+			if !strings.Contains(env, kv) {
+				t.Errorf("case %d: environment lacks %s", i, kv)
+			}
+		}
+	}
+}
+
+// count tallies field key's values in lines of "key value" pairs.
+func count(lines []string, key string) map[string]int {
+	n := map[string]int{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		for i := 0; i+1 < len(f); i += 2 {
+			if f[i] == key {
+				n[f[i+1]]++
+			}
+		}
+	}
+	return n
+}
+
+// mpirun across 2 nodes × 1 and 2 × 2: every node runs its share, under its own name.
+func TestMultinodeHostname(t *testing.T) {
+	c := Require(t, 2)
+	for _, per := range []int{1, 2} {
+		t.Run(fmt.Sprintf("2x%d", per), func(t *testing.T) {
+			r := c.Mpirun(t, Job{PerNode: per, Prog: "/bin/hostname", Timeout: time.Minute})
+			if r.ExitCode != 0 {
+				t.Fatal(r)
+			}
+			got := map[string]int{}
+			for _, l := range r.Lines() {
+				got[strings.TrimSpace(l)]++
+			}
+			if len(got) != 2 || got["gsn1"] != per || got["gsn2"] != per {
+				t.Fatalf("hostnames %v, want gsn1 and gsn2 %d times each\n%v", got, per, r)
+			}
+			t.Logf("mpirun of hostname on 2x%d: %v", per, r.Elapsed.Round(time.Millisecond))
+		})
+	}
+}
+
+// What a PMIx program sees across the nodes, by slot and by node: its rank once, the job
+// size, its node's name, and its node's PEs as local peers (what goshmem's node heap needs).
+func TestMultinodePMIx(t *testing.T) {
+	c := Require(t, 2)
+	prog := buildPMIxInfo(t)
+	for _, tc := range []struct {
+		per   int
+		mapBy string
+	}{{1, ""}, {2, ""}, {2, "node"}} {
+		t.Run(fmt.Sprintf("2x%d-by-%s", tc.per, map[string]string{"": "slot"}[tc.mapBy]+tc.mapBy), func(t *testing.T) {
+			r := c.Mpirun(t, Job{PerNode: tc.per, MapBy: tc.mapBy, Prog: prog, Timeout: time.Minute})
+			if r.ExitCode != 0 {
+				t.Fatal(r)
+			}
+			n := 2 * tc.per
+			lines := r.Lines()
+			if len(lines) != n {
+				t.Fatalf("%d lines, want %d\n%v", len(lines), n, r)
+			}
+			hostOf := map[int]string{}
+			peersOf := map[string]string{}
+			for _, l := range lines {
+				var rank, size, lrank, lsize int
+				var host, peers string
+				if _, err := fmt.Sscanf(l, "rank %d size %d host %s localrank %d localsize %d peers %s", &rank, &size, &host, &lrank, &lsize, &peers); err != nil {
+					t.Fatalf("%q: %v", l, err)
+				}
+				if size != n || lsize != tc.per || lrank < 0 || lrank >= tc.per {
+					t.Errorf("%q: want size %d localsize %d", l, n, tc.per)
+				}
+				if _, dup := hostOf[rank]; dup || rank < 0 || rank >= n {
+					t.Errorf("%q: rank repeated or out of range", l)
+				}
+				hostOf[rank] = host
+				if p, ok := peersOf[host]; ok && p != peers {
+					t.Errorf("%s: local peers %s and %s", host, p, peers)
+				}
+				peersOf[host] = peers
+			}
+			if h := count(lines, "host"); len(h) != 2 || h["gsn1"] != tc.per || h["gsn2"] != tc.per {
+				t.Fatalf("hosts %v\n%v", h, r)
+			}
+			// The peers a node reports are exactly the ranks that ran there, and the mapping
+			// is the one asked for.
+			for host, peers := range peersOf {
+				var want []string
+				for rank := range n {
+					if hostOf[rank] == host {
+						want = append(want, strconv.Itoa(rank))
+					}
+				}
+				sort.Strings(want)
+				if peers != strings.Join(want, ",") {
+					t.Errorf("%s: local peers %s, ranks there %v", host, peers, want)
+				}
+			}
+			for rank := range n {
+				node := rank / tc.per
+				if tc.mapBy == "node" {
+					node = rank % 2
+				}
+				if want := c.Nodes[node]; hostOf[rank] != want {
+					t.Errorf("rank %d on %s, want %s (map-by %q)", rank, hostOf[rank], want, tc.mapBy)
+				}
+			}
+		})
+	}
+}
+
+func buildPMIxInfo(t *testing.T) string {
+	t.Helper()
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		Skip(t, "no C compiler to build the PMIx test program")
+	}
+	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "pmix").Output()
+	if err != nil {
+		Skip(t, "pkg-config finds no pmix (apt-get install libpmix-dev): %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "pmixinfo")
+	args := append([]string{"-o", out, "testdata/pmixinfo.c"}, strings.Fields(string(flags))...)
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	return out
+}
+
+// A node's /dev/shm is shared by everything on that node, and seen by no other node.
+func TestMultinodeIsolation(t *testing.T) {
+	c := Require(t, 2)
+	name := fmt.Sprintf("/dev/shm/fakenodes-test-%d", os.Getpid())
+	if b, err := c.OnNode("gsn1", "touch", name).CombinedOutput(); err != nil {
+		t.Fatalf("touch on gsn1: %v %s", err, b)
+	}
+	defer c.OnNode("gsn1", "rm", "-f", name).Run()
+	if err := c.OnNode("gsn1", "test", "-e", name).Run(); err != nil {
+		t.Errorf("a second entry into gsn1 does not see gsn1's %s: %v", name, err)
+	}
+	if err := c.OnNode("gsn2", "test", "-e", name).Run(); err == nil {
+		t.Errorf("gsn2 sees gsn1's %s", name)
+	}
+	if _, err := os.Stat(name); err == nil {
+		t.Errorf("the machine sees gsn1's %s", name)
+	}
+	for _, node := range c.Nodes {
+		b, err := c.OnNode(node, "hostname").Output()
+		if err != nil || strings.TrimSpace(string(b)) != node {
+			t.Errorf("hostname on %s: %q %v", node, b, err)
+		}
+	}
+}
+
+// A job that outlives its timeout is killed with everything it started on every node.
+func TestMultinodeTimeout(t *testing.T) {
+	c := Require(t, 2)
+	// A distinctive argument finds this job's processes among other tests'.
+	arg := strconv.Itoa(100000 + os.Getpid()%100000)
+	r := c.Mpirun(t, Job{PerNode: 1, Prog: "/bin/sleep", Args: []string{arg}, Timeout: 3 * time.Second})
+	if !r.TimedOut || r.ExitCode == 0 {
+		t.Fatalf("not killed at the timeout:\n%v", r)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left []string
+		for _, node := range c.Nodes {
+			ps, err := c.Procs(node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range ps {
+				if strings.Contains(p, arg) {
+					left = append(left, node+": "+p)
+				}
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("left behind 10 s after the kill:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
