@@ -3,8 +3,6 @@ package fakenodes
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,7 +92,7 @@ func TestMultinodeHostname(t *testing.T) {
 // size, its node's name, and its node's PEs as local peers (what goshmem's node heap needs).
 func TestMultinodePMIx(t *testing.T) {
 	c := Require(t, 2)
-	prog := buildPMIxInfo(t)
+	prog := PMIxInfo(t)
 	for _, tc := range []struct {
 		per   int
 		mapBy string
@@ -157,24 +155,6 @@ func TestMultinodePMIx(t *testing.T) {
 			}
 		})
 	}
-}
-
-func buildPMIxInfo(t *testing.T) string {
-	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		Skip(t, "no C compiler to build the PMIx test program")
-	}
-	flags, err := exec.Command("pkg-config", "--cflags", "--libs", "pmix").Output()
-	if err != nil {
-		Skip(t, "pkg-config finds no pmix (apt-get install libpmix-dev): %v", err)
-	}
-	out := filepath.Join(t.TempDir(), "pmixinfo")
-	args := append([]string{"-o", out, "testdata/pmixinfo.c"}, strings.Fields(string(flags))...)
-	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		t.Fatalf("cc %s: %v\n%s", strings.Join(args, " "), err, b)
-	}
-	return out
 }
 
 // A node's /dev/shm is shared by everything on that node, and seen by no other node.
