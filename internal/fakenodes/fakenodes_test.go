@@ -214,3 +214,22 @@ func TestMultinodeTimeout(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// The cost of a launch across fake nodes: mpirun of /bin/true from node 1, on node 1 only
+// (2 PEs: no remote daemon) and on 2 nodes × 1 and × 2 (a daemon started through nsrsh).
+func BenchmarkMultinodeLaunch(b *testing.B) {
+	c := Require(b, 2)
+	for _, s := range []struct {
+		name       string
+		nodes, per int
+	}{{"1x2", 1, 2}, {"2x1", 2, 1}, {"2x2", 2, 2}} {
+		b.Run(s.name, func(b *testing.B) {
+			for b.Loop() {
+				r := c.Mpirun(b, Job{Nodes: s.nodes, PerNode: s.per, Prog: "/bin/true", Timeout: time.Minute})
+				if r.ExitCode != 0 {
+					b.Fatal(r)
+				}
+			}
+		})
+	}
+}

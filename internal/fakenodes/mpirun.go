@@ -148,7 +148,9 @@ func (c *Cluster) run(cmd *exec.Cmd, timeout time.Duration) (*Result, error) {
 		cmd.Stderr = &stderr
 	}
 	// Its own process group: a terminal's ^C reaches the test, which then ends the job.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// SIGTERM if the test process dies (killed, or go test's -timeout): mpirun then ends
+	// the job on every node instead of running on as an orphan.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	r := &Result{Cmd: cmd.Args}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
