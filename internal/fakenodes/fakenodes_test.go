@@ -3,6 +3,7 @@ package fakenodes
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,6 +230,50 @@ func BenchmarkMultinodeLaunch(b *testing.B) {
 				if r.ExitCode != 0 {
 					b.Fatal(r)
 				}
+			}
+		})
+	}
+}
+
+// UCX sees the fake nodes as separate machines: its shared-memory transports reach a PE on
+// the same node and not one on the other (where only TCP does). Without the per-node IPC
+// namespace and /dev/shm it would silently use shared memory between "nodes".
+func TestMultinodeUCXIsolation(t *testing.T) {
+	c := Require(t, 2)
+	if _, err := exec.LookPath("ucx_perftest"); err != nil {
+		Skip(t, "no ucx_perftest (apt-get install ucx-utils)")
+	}
+	port := 20000 + os.Getpid()%20000
+	for _, tc := range []struct {
+		server, tls string
+		reach       bool
+	}{{"gsn1", "sm,self", true}, {"gsn2", "sm,self", false}, {"gsn2", "tcp,self", true}} {
+		port++
+		t.Run(tc.server+"-"+tc.tls, func(t *testing.T) {
+			env := append(os.Environ(), "UCX_TLS="+tc.tls)
+			srv := c.OnNode(tc.server, "ucx_perftest", "-p", strconv.Itoa(port))
+			srv.Env = env
+			var srvOut strings.Builder
+			srv.Stdout, srv.Stderr = &srvOut, &srvOut
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { srv.Process.Kill(); srv.Wait() }()
+			var out []byte
+			// The server needs a moment to listen: retry while the connection is refused.
+			for try := 0; ; try++ {
+				cl := c.OnNode("gsn1", "timeout", "30", "ucx_perftest", tc.server, "-p", strconv.Itoa(port), "-t", "ucp_put_lat", "-s", "8", "-n", "100")
+				cl.Env = env
+				out, _ = cl.CombinedOutput()
+				if !strings.Contains(string(out), "refused") || try == 50 {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			done := strings.Contains(string(out), "Final:")
+			unreachable := strings.Contains(string(out), "Destination is unreachable")
+			if tc.reach && !done || !tc.reach && (done || !unreachable) {
+				t.Fatalf("gsn1 to %s over UCX_TLS=%s: want reachable=%v; client:\n%s\nserver:\n%s", tc.server, tc.tls, tc.reach, out, srvOut.String())
 			}
 		})
 	}
