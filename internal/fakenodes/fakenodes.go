@@ -133,6 +133,9 @@ func Ensure(n int) (*Cluster, error) {
 	if n < 1 || n > 254 {
 		return nil, fmt.Errorf("fakenodes.Ensure: n = %d out of range [1,254]", n)
 	}
+	if os.Getenv(envInside) != "" {
+		return nil, fmt.Errorf("fakenodes.Ensure: called inside a job on the fake nodes (%s is set): a PE must not make or remove nodes", envInside)
+	}
 	if err := Check(); err != nil {
 		return nil, err
 	}

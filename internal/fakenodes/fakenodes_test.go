@@ -278,3 +278,40 @@ func TestMultinodeUCXIsolation(t *testing.T) {
 		})
 	}
 }
+
+// The test binary itself as the PEs, across the nodes: each PE runs only this test (its
+// PE side), which sees its node's hostname and the launcher's PMIx environment, and a PE
+// calling Require is refused.
+func TestMultinodeSelf(t *testing.T) {
+	const envPE = "FAKENODES_SELF_PE"
+	if os.Getenv(envPE) == t.Name() {
+		host, _ := os.Hostname()
+		_, err := Ensure(1)
+		fmt.Printf("pe host %s rank %s refused %v\n", host, os.Getenv("PMIX_RANK"), err != nil && strings.Contains(err.Error(), "inside a job"))
+		return
+	}
+	c := Require(t, 2)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Mpirun(t, Job{PerNode: 2, Prog: self, Args: SelfArgs(t, time.Minute), Env: []string{envPE + "=" + t.Name()}, Timeout: time.Minute})
+	if r.ExitCode != 0 {
+		t.Fatal(r)
+	}
+	var pes []string
+	for _, l := range r.Lines() {
+		if strings.HasPrefix(l, "pe ") {
+			pes = append(pes, strings.TrimPrefix(l, "pe "))
+		}
+	}
+	if h := count(pes, "host"); len(pes) != 4 || h["gsn1"] != 2 || h["gsn2"] != 2 {
+		t.Fatalf("PEs %v, want 2 on each node\n%v", h, r)
+	}
+	if rk := count(pes, "rank"); len(rk) != 4 {
+		t.Errorf("PMIX_RANK values %v, want 0-3\n%v", rk, r)
+	}
+	if ref := count(pes, "refused"); ref["true"] != 4 {
+		t.Errorf("Require inside a PE not refused everywhere: %v", pes)
+	}
+}

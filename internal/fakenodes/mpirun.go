@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,7 +114,30 @@ func (c *Cluster) Command(j Job) (*exec.Cmd, error) {
 	args = append(args, j.Args...)
 	cmd := exec.Command(filepath.Join(c.Scripts, "onnode"), args...)
 	cmd.Env = append(append(os.Environ(), c.LauncherEnv()...), j.Env...)
+	cmd.Env = append(cmd.Env, envInside+"=1")
 	return cmd, nil
+}
+
+// envInside marks the processes of a job: a PE that runs a test calling Require must not
+// make or remove nodes from inside one.
+const envInside = "GOSHMEM_FAKENODES_INSIDE"
+
+// SelfArgs are the arguments making this test binary run only t (and its subtests'
+// parents' path to it), once, verbosely, with this run's -short and a timeout: the Args of
+// a Job whose Prog is os.Executable(), for tests whose PEs are the test binary itself:
+//
+//	if os.Getenv("MY_PE") == t.Name() { ...the PE's side...; return }
+//	c := fakenodes.Require(t, 2)
+//	self, _ := os.Executable()
+//	r := c.Mpirun(t, fakenodes.Job{PerNode: 2, Prog: self, Args: fakenodes.SelfArgs(t, time.Minute),
+//		Env: []string{"MY_PE=" + t.Name()}})
+func SelfArgs(t testing.TB, timeout time.Duration) []string {
+	parts := strings.Split(t.Name(), "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return []string{"-test.run=" + strings.Join(parts, "/"), "-test.count=1", "-test.v",
+		"-test.short=" + strconv.FormatBool(testing.Short()), "-test.timeout=" + timeout.String()}
 }
 
 // Mpirun runs the job and returns what it did; it fails t only when the job cannot be
