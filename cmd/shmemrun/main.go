@@ -52,6 +52,7 @@ flags:
 `)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
+	fmt.Fprint(w, clusterUsage)
 	fmt.Fprintf(w, "\nenvironment (see --help-env): SHMEM_SYMMETRIC_SIZE, SHMEM_DEBUG, SHMEM_INFO, ...\n")
 }
 
@@ -72,6 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.topoDir, "topology", "", "read the machine from this captured sysfs `dir` (with --dry-run)")
 	helpEnv := fs.Bool("help-env", false, "list the environment variables")
 	helpEnvMD := fs.Bool("help-env-markdown", false, "list the environment variables as the README's Markdown table")
+	cluster := addClusterFlags(fs)
 	help := fs.Bool("help", false, "show this help")
 	fs.BoolVar(help, "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -91,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	rest := fs.Args()
+	if cluster.active() {
+		return runCluster(cluster, o, rest, stdout, stderr)
+	}
 	if len(rest) == 0 && !o.dryRun {
 		fmt.Fprintln(stderr, "shmemrun: no program to run")
 		usage(fs, stderr)
