@@ -15,7 +15,7 @@ import (
 // Tests of what a job spanning nodes adds; they run when shmemtest launches across nodes
 // (GOSHMEM_TEST_LAUNCHER, see .ci/multinode) and skip otherwise.
 
-func multiNodeOnly(t *testing.T) {
+func acrossNodesOnly(t *testing.T) {
 	t.Helper()
 	if !shmemtest.MultiNode() {
 		t.Skip("one-node job: set " + shmemtest.EnvLauncher + " (see .ci/multinode) to run across nodes")
@@ -23,8 +23,8 @@ func multiNodeOnly(t *testing.T) {
 }
 
 // The shared team is my node's PEs; pointers reach exactly them; every PE is accessible.
-func TestMultiNodeLayout(t *testing.T) {
-	multiNodeOnly(t)
+func TestAcrossNodesLayout(t *testing.T) {
+	acrossNodesOnly(t)
 	forSizes(t, func(t *testing.T, me, n int) {
 		host, _ := os.Hostname()
 		names := mustAlloc[[64]byte](t, n)
@@ -60,8 +60,8 @@ func TestMultiNodeLayout(t *testing.T) {
 
 // The node's memfd also reaches its PEs through the leader's socket (where /proc/<pid>/fd
 // is closed to them): the job then works as with /proc.
-func TestMultiNodeMemfdSocket(t *testing.T) {
-	multiNodeOnly(t)
+func TestAcrossNodesMemfdSocket(t *testing.T) {
+	acrossNodesOnly(t)
 	if !shmemtest.InPE(t) {
 		r := shmemtest.Launch(t, 4, shmemtest.Options{Env: []string{"GOSHMEM_TEST_MEMFD_SOCKET=1"}})
 		if r.Status != 0 {
@@ -88,8 +88,8 @@ func TestMultiNodeMemfdSocket(t *testing.T) {
 
 // A PE computing without calling the library still serves puts: a put+quiet to it ends
 // long before its computation does (the progress goroutine), not when it next calls in.
-func TestMultiNodeProgress(t *testing.T) {
-	multiNodeOnly(t)
+func TestAcrossNodesProgress(t *testing.T) {
+	acrossNodesOnly(t)
 	forSizes(t, func(t *testing.T, me, n int) {
 		took := mustAlloc[int64](t, 1)
 		data := mustAlloc[int64](t, 1)
@@ -122,8 +122,8 @@ func TestMultiNodeProgress(t *testing.T) {
 
 // A binary built without -tags goshmem_ucx and started by a PMIx launcher stops with a clear
 // message instead of running as N one-PE jobs.
-func TestMultiNodeNeedsEngine(t *testing.T) {
-	multiNodeOnly(t)
+func TestAcrossNodesNeedsEngine(t *testing.T) {
+	acrossNodesOnly(t)
 	if shmemtest.InPE(t) {
 		return
 	}
