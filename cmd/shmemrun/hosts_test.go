@@ -51,6 +51,41 @@ func TestParseHosts(t *testing.T) {
 	}
 }
 
+func TestParseHostfile(t *testing.T) {
+	got, err := parseHostfile("f", "# cluster\nn1 slots=4 max_slots=8\n\n  n2   # one slot\nn1 slots=2\nn3 max-slots=2 slots=3\n")
+	want := []host{{"n1", 6}, {"n2", 1}, {"n3", 3}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseHostfile = %v, %v; want %v", got, err, want)
+	}
+	for _, c := range []struct{ text, msg string }{
+		{"", "--hostfile f: no hosts"},
+		{"# only\n\n", "no hosts"},
+		{"n1 slots=0", "--hostfile f:1: n1: slots \"0\""},
+		{"n1\nn2 slots=x", "--hostfile f:2: n2: slots \"x\""},
+		{"n1 cpus=4", `unknown field "cpus=4"`},
+		{"n1:4", `bad host name "n1:4"`},
+		{"n1 slots=1000000\nn1 slots=1000000", "more than"},
+	} {
+		if _, err := parseHostfile("f", c.text); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("parseHostfile(%q): %v, want an error with %q", c.text, err, c.msg)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hosts")
+	os.WriteFile(file, []byte("a slots=2\nb slots=2\n"), 0o644)
+	var out, errb bytes.Buffer
+	if st := run([]string{"--hostfile", file, "--launcher", "mpirun", "--dry-run", "/bin/true"}, &out, &errb); st != 0 ||
+		!strings.Contains(out.String(), "--host a:2,b:2 -np 4 ") {
+		t.Errorf("--hostfile: status %d\n%s%s", st, out.String(), errb.String())
+	}
+	for _, args := range [][]string{{"--hostfile", file, "--hosts", "a", "/bin/true"}, {"--hostfile", filepath.Join(dir, "none"), "/bin/true"}} {
+		errb.Reset()
+		if st := run(args, &out, &errb); st != 2 || !strings.Contains(errb.String(), "--hostfile") {
+			t.Errorf("%v: status %d, %q", args, st, errb.String())
+		}
+	}
+}
+
 // hostsOf writes a placement as host names, "a a b".
 func hostsOf(hs []host, pl []int) string {
 	names := make([]string, len(pl))
