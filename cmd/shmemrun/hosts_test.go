@@ -331,15 +331,33 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	rename := strings.NewReplacer("a", "gsn1", "b", "gsn2", "c", "gsn3")
+	type shape struct {
+		hosts string
+		n     int
+		flags []string
+		want  string
+		bound bool // the launcher pins each PE to one CPU; else goshmem is told to place
+	}
+	var shapes []shape
 	for _, pc := range placementCases {
-		hostsFlag := rename.Replace(pc.hosts)
-		args := []string{"--hosts", hostsFlag, "-n", strconv.Itoa(pc.n)}
+		s := shape{hosts: pc.hosts, n: pc.n, want: pc.want}
 		if pc.byNode {
-			args = append(args, "--map-by", "node")
+			s.flags = append(s.flags, "--map-by", "node")
 		}
 		if pc.over {
-			args = append(args, "--oversubscribe")
+			s.flags = append(s.flags, "--oversubscribe")
 		}
+		shapes = append(shapes, s)
+	}
+	// The launcher binding: the same placement across the hosts.
+	shapes = append(shapes,
+		shape{"a:2,b:2", 3, []string{"--bind-to", "core"}, "a a b", true},
+		shape{"a:2,b:2", 4, []string{"--map-by", "node", "--bind-to", "core"}, "a b a b", true},
+		shape{"a:1,b:1", 3, []string{"--map-by", "core", "--bind-to", "core", "--oversubscribe"}, "a a b", true},
+		shape{"a:1,b:2", 3, []string{"--map-by", "hwthread", "--bind-to", "hwthread"}, "a b b", true})
+	for _, pc := range shapes {
+		hostsFlag := rename.Replace(pc.hosts)
+		args := append([]string{"--hosts", hostsFlag, "-n", strconv.Itoa(pc.n)}, pc.flags...)
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := c.OnNode(c.Nodes[0], shmemrun, append(args, "--timeout", "60s", prog)...)
 			cmd.Env = append(os.Environ(), c.LauncherEnv()...)
@@ -352,12 +370,19 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 			}
 			got := make([]string, pc.n)
 			for _, l := range r.Lines() {
-				var rank, size int
-				var host string
-				if _, err := fmt.Sscanf(l, "rank %d size %d host %s", &rank, &size, &host); err != nil || rank < 0 || rank >= pc.n {
+				var rank, size, lrank, lsize int
+				var host, peers, cpus, bind string
+				if _, err := fmt.Sscanf(l, "rank %d size %d host %s localrank %d localsize %d peers %s cpus %s bind %s",
+					&rank, &size, &host, &lrank, &lsize, &peers, &cpus, &bind); err != nil || rank < 0 || rank >= pc.n {
 					t.Fatalf("line %q: %v", l, err)
 				}
 				got[rank] = host
+				// Bound by the launcher: one CPU each, and goshmem not asked to place. Else
+				// unbound, and told to (GOSHMEM_BIND_TO forwarded to every node).
+				single := !strings.ContainsAny(cpus, ",-")
+				if pc.bound && (!single || bind != "-") || !pc.bound && bind != "auto" {
+					t.Errorf("rank %d on %s: cpus %s, GOSHMEM_BIND_TO %s (launcher binds: %v)", rank, host, cpus, bind, pc.bound)
+				}
 			}
 			if want := rename.Replace(pc.want); strings.Join(got, " ") != want {
 				t.Errorf("PEs ran on %v, placement says %s", got, want)
