@@ -28,6 +28,7 @@ import (
 // clusterFlags are the flags of the many-node mode.
 type clusterFlags struct {
 	hosts    string // a:32,b:32
+	hostfile string // Open MPI's format: "a slots=32" per line
 	launcher string // "", "mpirun", "srun"
 }
 
@@ -35,13 +36,14 @@ type clusterFlags struct {
 func addClusterFlags(fs *flag.FlagSet) *clusterFlags {
 	var c clusterFlags
 	fs.StringVar(&c.hosts, "hosts", "", "run across these `hosts` with these slots, e.g. a:32,b:32 (a host without :n has 1 slot), through mpirun, or srun inside a Slurm allocation; -n defaults to the slots")
+	fs.StringVar(&c.hostfile, "hostfile", "", "read the hosts from `file`, one per line as Open MPI writes them: name [slots=n] (# comments); instead of --hosts")
 	fs.StringVar(&c.launcher, "launcher", "", "the PMIx `launcher` of the many-node mode: mpirun|srun (default: srun when SLURM_JOB_ID is set, else mpirun); implies that mode")
 	return &c
 }
 
 // clusterUsage is --help's paragraph on the many-node mode.
 const clusterUsage = `
-many nodes: shmemrun --hosts a:32,b:32 [-n 64] [flags] [--] program [args...]
+many nodes: shmemrun --hosts a:32,b:32 | --hostfile F [-n 64] [flags] [--] program [args...]
   runs the job through mpirun (srun --mpi=pmix inside a Slurm allocation, or --launcher);
   a Go package is built with -tags goshmem_ucx. --map-by slot|node spreads PEs over the
   hosts; --bind-to goes to the launcher when it has the unit, else goshmem pins each node's
@@ -50,7 +52,7 @@ many nodes: shmemrun --hosts a:32,b:32 [-n 64] [flags] [--] program [args...]
 `
 
 // active says whether the many-node mode is asked for.
-func (c *clusterFlags) active() bool { return c.hosts != "" || c.launcher != "" }
+func (c *clusterFlags) active() bool { return c.hosts != "" || c.hostfile != "" || c.launcher != "" }
 
 // host is one entry of --hosts.
 type host struct {
@@ -84,6 +86,53 @@ func parseHosts(s string) ([]host, error) {
 		}
 		seen[name] = true
 		hs = append(hs, host{name, slots})
+	}
+	return hs, nil
+}
+
+// parseHostfile reads an Open MPI hostfile: per line a host name, optionally slots=n
+// (default 1) and max_slots=n (ignored: shmemrun never places beyond slots without
+// --oversubscribe); # starts a comment. A host on several lines gets their slots summed,
+// as Open MPI does. name is the file's name for the errors.
+func parseHostfile(name, text string) ([]host, error) {
+	var hs []host
+	at := map[string]int{}
+	for i, line := range strings.Split(text, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		where := fmt.Sprintf("--hostfile %s:%d", name, i+1)
+		h := host{name: f[0], slots: 1}
+		if strings.ContainsAny(h.name, "'\"\\$`;&|<>()*?[]{}=,:") {
+			return nil, fmt.Errorf("%s: bad host name %q", where, h.name)
+		}
+		for _, kv := range f[1:] {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "slots":
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > maxSlots {
+					return nil, fmt.Errorf("%s: %s: slots %q not in [1,%d]", where, h.name, v, maxSlots)
+				}
+				h.slots = n
+			case "max_slots", "max-slots":
+			default:
+				return nil, fmt.Errorf("%s: %s: unknown field %q (want slots=n)", where, h.name, kv)
+			}
+		}
+		if j, ok := at[h.name]; ok {
+			if hs[j].slots += h.slots; hs[j].slots > maxSlots {
+				return nil, fmt.Errorf("%s: %s: more than %d slots", where, h.name, maxSlots)
+			}
+			continue
+		}
+		at[h.name] = len(hs)
+		hs = append(hs, h)
+	}
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("--hostfile %s: no hosts", name)
 	}
 	return hs, nil
 }
@@ -468,10 +517,23 @@ func planCluster(c *clusterFlags, o options, prog string, args []string, getenv 
 		p.forward = forwardedEnv(environ)
 	}
 	var placement []int
-	if c.hosts != "" {
+	if c.hosts != "" && c.hostfile != "" {
+		return nil, nil, fmt.Errorf("--hosts and --hostfile: give one")
+	}
+	if c.hostfile != "" {
+		text, err := os.ReadFile(c.hostfile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--hostfile: %v", err)
+		}
+		if p.hosts, err = parseHostfile(c.hostfile, string(text)); err != nil {
+			return nil, nil, err
+		}
+	} else if c.hosts != "" {
 		if p.hosts, err = parseHosts(c.hosts); err != nil {
 			return nil, nil, err
 		}
+	}
+	if p.hosts != nil {
 		if p.n == 0 {
 			for _, h := range p.hosts {
 				p.n += h.slots

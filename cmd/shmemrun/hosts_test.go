@@ -51,6 +51,41 @@ func TestParseHosts(t *testing.T) {
 	}
 }
 
+func TestParseHostfile(t *testing.T) {
+	got, err := parseHostfile("f", "# cluster\nn1 slots=4 max_slots=8\n\n  n2   # one slot\nn1 slots=2\nn3 max-slots=2 slots=3\n")
+	want := []host{{"n1", 6}, {"n2", 1}, {"n3", 3}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseHostfile = %v, %v; want %v", got, err, want)
+	}
+	for _, c := range []struct{ text, msg string }{
+		{"", "--hostfile f: no hosts"},
+		{"# only\n\n", "no hosts"},
+		{"n1 slots=0", "--hostfile f:1: n1: slots \"0\""},
+		{"n1\nn2 slots=x", "--hostfile f:2: n2: slots \"x\""},
+		{"n1 cpus=4", `unknown field "cpus=4"`},
+		{"n1:4", `bad host name "n1:4"`},
+		{"n1 slots=1000000\nn1 slots=1000000", "more than"},
+	} {
+		if _, err := parseHostfile("f", c.text); err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("parseHostfile(%q): %v, want an error with %q", c.text, err, c.msg)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "hosts")
+	os.WriteFile(file, []byte("a slots=2\nb slots=2\n"), 0o644)
+	var out, errb bytes.Buffer
+	if st := run([]string{"--hostfile", file, "--launcher", "mpirun", "--dry-run", "/bin/true"}, &out, &errb); st != 0 ||
+		!strings.Contains(out.String(), "--host a:2,b:2 -np 4 ") {
+		t.Errorf("--hostfile: status %d\n%s%s", st, out.String(), errb.String())
+	}
+	for _, args := range [][]string{{"--hostfile", file, "--hosts", "a", "/bin/true"}, {"--hostfile", filepath.Join(dir, "none"), "/bin/true"}} {
+		errb.Reset()
+		if st := run(args, &out, &errb); st != 2 || !strings.Contains(errb.String(), "--hostfile") {
+			t.Errorf("%v: status %d, %q", args, st, errb.String())
+		}
+	}
+}
+
 // hostsOf writes a placement as host names, "a a b".
 func hostsOf(hs []host, pl []int) string {
 	names := make([]string, len(pl))
@@ -296,15 +331,33 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	rename := strings.NewReplacer("a", "gsn1", "b", "gsn2", "c", "gsn3")
+	type shape struct {
+		hosts string
+		n     int
+		flags []string
+		want  string
+		bound bool // the launcher pins each PE to one CPU; else goshmem is told to place
+	}
+	var shapes []shape
 	for _, pc := range placementCases {
-		hostsFlag := rename.Replace(pc.hosts)
-		args := []string{"--hosts", hostsFlag, "-n", strconv.Itoa(pc.n)}
+		s := shape{hosts: pc.hosts, n: pc.n, want: pc.want}
 		if pc.byNode {
-			args = append(args, "--map-by", "node")
+			s.flags = append(s.flags, "--map-by", "node")
 		}
 		if pc.over {
-			args = append(args, "--oversubscribe")
+			s.flags = append(s.flags, "--oversubscribe")
 		}
+		shapes = append(shapes, s)
+	}
+	// The launcher binding: the same placement across the hosts.
+	shapes = append(shapes,
+		shape{"a:2,b:2", 3, []string{"--bind-to", "core"}, "a a b", true},
+		shape{"a:2,b:2", 4, []string{"--map-by", "node", "--bind-to", "core"}, "a b a b", true},
+		shape{"a:1,b:1", 3, []string{"--map-by", "core", "--bind-to", "core", "--oversubscribe"}, "a a b", true},
+		shape{"a:1,b:2", 3, []string{"--map-by", "hwthread", "--bind-to", "hwthread"}, "a b b", true})
+	for _, pc := range shapes {
+		hostsFlag := rename.Replace(pc.hosts)
+		args := append([]string{"--hosts", hostsFlag, "-n", strconv.Itoa(pc.n)}, pc.flags...)
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := c.OnNode(c.Nodes[0], shmemrun, append(args, "--timeout", "60s", prog)...)
 			cmd.Env = append(os.Environ(), c.LauncherEnv()...)
@@ -317,12 +370,19 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 			}
 			got := make([]string, pc.n)
 			for _, l := range r.Lines() {
-				var rank, size int
-				var host string
-				if _, err := fmt.Sscanf(l, "rank %d size %d host %s", &rank, &size, &host); err != nil || rank < 0 || rank >= pc.n {
+				var rank, size, lrank, lsize int
+				var host, peers, cpus, bind string
+				if _, err := fmt.Sscanf(l, "rank %d size %d host %s localrank %d localsize %d peers %s cpus %s bind %s",
+					&rank, &size, &host, &lrank, &lsize, &peers, &cpus, &bind); err != nil || rank < 0 || rank >= pc.n {
 					t.Fatalf("line %q: %v", l, err)
 				}
 				got[rank] = host
+				// Bound by the launcher: one CPU each, and goshmem not asked to place. Else
+				// unbound, and told to (GOSHMEM_BIND_TO forwarded to every node).
+				single := !strings.ContainsAny(cpus, ",-")
+				if pc.bound && (!single || bind != "-") || !pc.bound && bind != "auto" {
+					t.Errorf("rank %d on %s: cpus %s, GOSHMEM_BIND_TO %s (launcher binds: %v)", rank, host, cpus, bind, pc.bound)
+				}
 			}
 			if want := rename.Replace(pc.want); strings.Join(got, " ") != want {
 				t.Errorf("PEs ran on %v, placement says %s", got, want)

@@ -315,3 +315,33 @@ func TestMultinodeSelf(t *testing.T) {
 		t.Errorf("Require inside a PE not refused everywhere: %v", pes)
 	}
 }
+
+// What reaches the PEs on the other node: by default the test's whole environment (nsrsh
+// passes it on); with CleanRemoteEnv only what the launcher forwards, as over real ssh.
+func TestMultinodeRemoteEnv(t *testing.T) {
+	c := Require(t, 2)
+	t.Setenv("FAKENODES_LOCAL_ONLY", "yes")
+	for _, clean := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clean=%v", clean), func(t *testing.T) {
+			r := c.Mpirun(t, Job{PerNode: 1, Prog: "/bin/sh", Env: []string{"FAKENODES_FWD=yes"}, CleanRemoteEnv: clean, Timeout: time.Minute,
+				Args: []string{"-c", `echo host $(hostname) local ${FAKENODES_LOCAL_ONLY:-no} fwd ${FAKENODES_FWD:-no}`}})
+			if r.ExitCode != 0 {
+				t.Fatal(r)
+			}
+			got := map[string]string{}
+			for _, l := range r.Lines() {
+				f := strings.Fields(l)
+				if len(f) == 6 {
+					got[f[1]] = strings.Join(f[2:], " ")
+				}
+			}
+			remote := "local yes fwd yes"
+			if clean {
+				remote = "local no fwd yes"
+			}
+			if got["gsn1"] != "local yes fwd yes" || got["gsn2"] != remote {
+				t.Fatalf("gsn1 %q, gsn2 %q; want gsn2 %q\n%v", got["gsn1"], got["gsn2"], remote, r)
+			}
+		})
+	}
+}

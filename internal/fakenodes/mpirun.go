@@ -28,6 +28,10 @@ type Job struct {
 	// LauncherArgs go after the harness's own flags, before Prog (e.g. --mca spml ucx).
 	LauncherArgs []string
 	Timeout      time.Duration // 0: 2 minutes; then the job is killed (SIGTERM, then SIGKILL)
+	// CleanRemoteEnv starts the launcher's daemons on the other nodes with a login-like
+	// environment, as real ssh does, instead of the test's: what the launcher does not
+	// forward (-x) then reaches only node 1's PEs, as on a cluster.
+	CleanRemoteEnv bool
 }
 
 // Result is what a Job did.
@@ -115,6 +119,9 @@ func (c *Cluster) Command(j Job) (*exec.Cmd, error) {
 	cmd := exec.Command(filepath.Join(c.Scripts, "onnode"), args...)
 	cmd.Env = append(append(os.Environ(), c.LauncherEnv()...), j.Env...)
 	cmd.Env = append(cmd.Env, envInside+"=1")
+	if j.CleanRemoteEnv {
+		cmd.Env = append(cmd.Env, "GS_NSRSH_ENV=clean") // read by nsrsh
+	}
 	return cmd, nil
 }
 

@@ -11,8 +11,9 @@ import (
 // PMIxInfo builds testdata/pmixinfo.c, an MPI-free C program printing what the PMIx
 // launcher told it, one line per process:
 //
-//	rank R size N host H localrank L localsize S peers P0,P1,...
+//	rank R size N host H localrank L localsize S peers P0,P1,... cpus C bind B
 //
+// (C: its allowed CPUs, as /proc/self/status lists them; B: $GOSHMEM_BIND_TO or "-")
 // and returns its path. It skips t (Skip) without a C compiler or libpmix-dev.
 func PMIxInfo(t testing.TB) string {
 	t.Helper()
