@@ -4,9 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/shmemtest"
@@ -135,5 +138,48 @@ func TestAcrossNodesNeedsEngine(t *testing.T) {
 	r := shmemtest.LaunchProg(t, 2, bin, "barrier")
 	if r.Status == 0 || !strings.Contains(r.Stdout+r.Stderr, "rebuild it with -tags goshmem_ucx") {
 		t.Fatalf("status %d, want non-zero and the rebuild message\n%s%s", r.Status, r.Stdout, r.Stderr)
+	}
+}
+
+// GOSHMEM_BIND_TO=core: goshmem pins each node's PEs, one per core, as shmemrun would.
+func TestAcrossNodesBinding(t *testing.T) {
+	acrossNodesOnly(t)
+	if !shmemtest.InPE(t) {
+		r := shmemtest.Launch(t, 4, shmemtest.Options{Env: []string{"GOSHMEM_BIND_TO=core", "GOSHMEM_REPORT_BINDINGS=1"}})
+		if r.Status != 0 {
+			t.Fatalf("status %d\n%s%s", r.Status, r.Stdout, r.Stderr)
+		}
+		if !strings.Contains(r.Stderr, "PE 3:") {
+			t.Fatalf("no binding report for PE 3:\n%s", r.Stderr)
+		}
+		return
+	}
+	me, n := initPE(t)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	cpu := -1
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			cpu = c
+			break
+		}
+	}
+	host, _ := os.Hostname()
+	cpus := mustAlloc[int64](t, n)
+	for pe := range n {
+		shmem.P(&cpus[me], int64(cpu), pe)
+	}
+	shmem.BarrierAll()
+	if set.Count() != 1 && runtime.NumCPU() > 1 {
+		t.Fatalf("PE %d on %s may run on %d CPUs, want 1 (GOSHMEM_BIND_TO=core)", me, host, set.Count())
+	}
+	shared := shmem.TeamShared()
+	for i := range shared.NPEs() {
+		pe := shared.TranslatePE(i, shmem.TeamWorld())
+		if pe != me && cpus[pe] == int64(cpu) && shared.NPEs() <= runtime.NumCPU() {
+			t.Fatalf("PEs %d and %d on %s both on CPU %d", me, pe, host, cpu)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func (a area) signal(i int, pe int, n uint64) {
 // post stores v into word i of the area on PE pe (epoch flags: one writer per word).
 func (a area) post(i int, pe int, v uint64) {
 	if !local(pe) {
-		netT.AMO(AMOSet, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
+		netT.AMO(AMOSet|AMOPost, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
 		return
 	}
 	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)

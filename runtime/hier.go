@@ -100,9 +100,10 @@ func netPut(dst, src unsafe.Pointer, n uintptr, pe int) {
 	}
 }
 
-// netSignalAfter makes the puts this PE issued visible at pe before raising word i there.
+// netSignalAfter raises word i on pe after the puts this PE issued to it (a fence orders
+// them: the data is there when the signal is).
 func (a area) netSignalAfter(i, pe int) {
-	Quiet()
+	OrderBefore(pe)
 	a.signal(i, pe, 1)
 }
 
@@ -121,26 +122,28 @@ func treeAt(v, root, n, k int) (parent int, first, last int) {
 // child is the index of the c-th rank of the tree rooted at root.
 func child(c, root, n int) int { return (c + root) % n }
 
-// netBroadcast gives every leader's symmetric dst the n bytes of leader root's buffer
-// (its src when it is the broadcast's root, else its dst), down a tree rooted there: each
-// leader reads from its parent once the parent has its copy, and all leave together.
-func netBroadcast(who string, h *hier, na *area, root int, dst, rootBuf unsafe.Pointer, n uintptr) {
+// netBroadcast gives every leader's symmetric dst the n bytes of leader root's buffer buf,
+// down a tree rooted there: a leader tells its parent it is in the call (its dst may be
+// written); the parent, once it has the data, puts it into the child's dst and raises the
+// child's word. A leader's words are written only by its parent and its children, and those
+// can never be two calls apart from it (each call needs the other's signal), so the two
+// alternating areas suffice without a closing barrier.
+func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Pointer, n uintptr) {
 	L, me := h.lead.Size, h.leadMe
 	parent, first, last := treeAt(me, root, L, collRadix)
 	if parent >= 0 {
+		na.signal(netReady, h.lead.PE(parent), 1)
 		na.await(who, WaitCollective, netDown, 1)
-		from := dst
-		if parent == root {
-			from = rootBuf
-		}
-		if n > 0 {
-			transports[h.lead.PE(parent)].Get(dst, from, n, h.lead.PE(parent))
-		}
+		buf = dst
+	}
+	if kids := last - first; kids > 0 {
+		na.await(who, WaitCollective, netReady, uint64(kids))
 	}
 	for c := first; c < last; c++ {
-		na.signal(netDown, h.lead.PE(child(c, root, L)), 1)
+		pe := h.lead.PE(child(c, root, L))
+		netPut(dst, buf, n, pe)
+		na.netSignalAfter(netDown, pe)
 	}
-	netBarrier(who, h, na) // the parents' buffers stay put until every child has read
 }
 
 // phase is the area for the k-th node phase of a composed call: on a team's words each
@@ -188,8 +191,16 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 			na.netSignalAfter(netUp, pe)
 		}
 	}
+	// The result goes down the same tree, pushed: every child is in the call (it sent up).
+	if parent >= 0 {
+		na.await(who, WaitCollective, netDown, 1)
+	}
 	p := unsafe.Pointer(unsafe.SliceData(buf))
-	netBroadcast(who, h, na, 0, p, p, uintptr(len(buf)*esize))
+	for c := first; c < last; c++ {
+		pe := h.lead.PE(child(c, 0, L))
+		netPut(p, p, uintptr(len(buf)*esize), pe)
+		na.netSignalAfter(netDown, pe)
+	}
 }
 
 // netAllgather gives every leader's dst every member's block: each leader puts its node's
@@ -214,10 +225,7 @@ func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, of
 			netPut(p, p, off(j-1)+size(j-1)-off(i), to)
 			i = j
 		}
-	}
-	Quiet()
-	for s := 1; s < L; s++ {
-		na.signal(netData, h.lead.PE((me+s)%L), 1)
+		na.netSignalAfter(netData, to)
 	}
 	na.await(who, WaitCollective, netData, uint64(L-1))
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/goshmem/shmem/runtime/shm"
 	"github.com/goshmem/shmem/runtime/ucx"
+	"github.com/goshmem/shmem/topology"
 )
 
 // Keys of the start-up exchange (PMIx_Put / PMIx_Get).
@@ -44,6 +46,11 @@ func netAttach() (*shm.Object, int, error) {
 	if err := ucx.Publish(keyHost, []byte(host)); err != nil {
 		return nil, 0, err
 	}
+	// Where the node's PEs run, when goshmem places them (GOSHMEM_BIND_TO).
+	bs, err := nodeBindings(len(job.LocalPeers))
+	if err != nil {
+		return nil, 0, err
+	}
 	var o *shm.Object
 	if me == leader {
 		l, err := shm.NewLayout(job.Size, conf.Size("SHMEM_SYMMETRIC_SIZE"))
@@ -52,7 +59,10 @@ func netAttach() (*shm.Object, int, error) {
 		}
 		flags := uint32(0)
 		var cpus unix.CPUSet
-		if conf.String("GOSHMEM_WAIT") == "sleep" || unix.SchedGetaffinity(0, &cpus) == nil && len(job.LocalPeers) > cpus.Count() {
+		switch {
+		case conf.String("GOSHMEM_WAIT") == "sleep",
+			bs != nil && topology.Oversubscribed(bs),
+			bs == nil && unix.SchedGetaffinity(0, &cpus) == nil && len(job.LocalPeers) > cpus.Count():
 			flags |= shm.FlagSharedCPUs // more PEs on this node than CPUs to run them
 		}
 		if o, err = shm.Create(l, flags); err != nil {
@@ -92,6 +102,11 @@ func netAttach() (*shm.Object, int, error) {
 			}
 		}
 		if o, err = shm.Open(fd); err != nil {
+			return nil, 0, err
+		}
+	}
+	if bs != nil {
+		if err := bindSelf(o, me, bs[slices.Index(job.LocalPeers, me)]); err != nil {
 			return nil, 0, err
 		}
 	}
