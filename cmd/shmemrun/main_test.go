@@ -203,3 +203,24 @@ func TestHelpEnv(t *testing.T) {
 		t.Fatalf("status %d: %s", st, out.String())
 	}
 }
+
+// SHMEM_SYMMETRIC_SIZE is rounded up to 2 MiB: --help-env says so, and SHMEM_INFO shows the
+// size used and why.
+func TestHeapRoundingShown(t *testing.T) {
+	prog := buildExample(t)
+	var out, errb bytes.Buffer
+	if st := run([]string{"--help-env"}, &out, &errb); st != 0 || !strings.Contains(out.String(), "rounded up to a multiple of 2 MiB") {
+		t.Errorf("--help-env: %s", out.String())
+	}
+	t.Setenv("SHMEM_SYMMETRIC_SIZE", "1000000")
+	t.Setenv("SHMEM_INFO", "1")
+	out.Reset()
+	if st := run([]string{"-n", "1", prog}, &out, &errb); st != 0 || !strings.Contains(errb.String(), "symmetric heap 2097152 bytes per PE (SHMEM_SYMMETRIC_SIZE=1000000 rounded up to a multiple of 2 MiB)") {
+		t.Errorf("SHMEM_INFO: status %d, stderr:\n%s", st, errb.String())
+	}
+	t.Setenv("SHMEM_SYMMETRIC_SIZE", "4M")
+	errb.Reset()
+	if st := run([]string{"-n", "1", prog}, &out, &errb); st != 0 || !strings.Contains(errb.String(), "symmetric heap 4194304 bytes per PE, waits") {
+		t.Errorf("SHMEM_INFO, a multiple of 2 MiB: status %d, stderr:\n%s", st, errb.String())
+	}
+}
