@@ -66,7 +66,8 @@ func Quiet() { rt.Check("shmem.Quiet"); rt.Quiet() }
 // barrier (SFENCE on amd64, DMB ISHST on arm64).
 func Fence() { rt.Check("shmem.Fence"); rt.Fence() }
 
-// BarrierAll completes this PE's puts and waits until every PE has called it.
+// BarrierAll completes this PE's puts and waits until every PE has called it. It needs no
+// work array (shmem_barrier_all).
 func BarrierAll() { rt.BarrierAll() }
 
 // SyncAll waits until every PE has called it, without completing puts (shmem_sync_all).

@@ -143,7 +143,7 @@ func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op S
 	if op != SignalSet && op != SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
-	rt.AMOTarget(who, unsafe.Pointer(sig), 8, pe)
+	rt.AMOTargetArg(who, "sig", unsafe.Pointer(sig), 8, pe)
 	put(who, dst, src, pe)
 	rt.OrderBefore(pe)
 	// The signal's atomic is a release on arm64 and a locked instruction on amd64: the data's

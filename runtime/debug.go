@@ -24,9 +24,11 @@ func debugInit() { debug = conf.Bool("SHMEM_DEBUG") }
 // Debug reports whether SHMEM_DEBUG is on.
 func Debug() bool { return debug }
 
-// debugAgree checks, in debug mode, that every PE passed the same value for a collective
-// allocation's argument; a PE that disagrees reports all values and ends the job.
-func debugAgree(who, what string, v uint64) {
+// DebugAgree checks, in debug mode, that every PE passed the same value for a collective
+// allocation's argument; a PE that disagrees reports its value and PE 0's and ends the job.
+// The Go API checks element counts with it before the engine checks bytes, so a message
+// speaks in the caller's units.
+func DebugAgree(who, what string, v uint64) {
 	if !debug {
 		return
 	}
@@ -41,7 +43,7 @@ func debugAgree(who, what string, v uint64) {
 	// Each PE that differs from PE 0 reports; the others wait for the job to end, so no
 	// report is cut short by a silent PE ending the job first.
 	if vals[me] != vals[0] {
-		debugFail(fmt.Sprintf("%s: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], me, vals[me]))
+		debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], me, vals[me]))
 	}
 	for {
 		checkJob()

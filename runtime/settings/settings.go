@@ -34,7 +34,7 @@ type Var struct {
 // Table lists every variable: the specification's first, then the algorithm overrides in
 // Sandia OpenSHMEM's spelling, then goshmem's own.
 var Table = []Var{
-	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes); the heap is a memfd, so untouched pages cost nothing"},
+	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes), rounded up to a multiple of 2 MiB (SHMEM_INFO shows the size used); the heap is a memfd, so untouched pages cost nothing"},
 	{Name: "SHMEM_DEBUG", Kind: Bool, Default: "0", Desc: "cross-PE argument checks in collectives and allocation, and hang reports from long waits"},
 	{Name: "SHMEM_INFO", Kind: Bool, Default: "0", Desc: "PE 0 prints the settings, the topology and the algorithm choices at Init"},
 	{Name: "SHMEM_VERSION", Kind: Bool, Default: "0", Desc: "PE 0 prints the library and specification version at Init"},
