@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/fakenodes"
+	"github.com/goshmem/shmem/runtime/launch"
 )
 
 func TestParseHosts(t *testing.T) {
@@ -80,7 +81,7 @@ func TestParseHostfile(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--hostfile", file, "--hosts", "a", "/bin/true"}, {"--hostfile", filepath.Join(dir, "none"), "/bin/true"}} {
 		errb.Reset()
-		if st := run(args, &out, &errb); st != 2 || !strings.Contains(errb.String(), "--hostfile") {
+		if st := run(args, &out, &errb); st != launch.StatusUsage || !strings.Contains(errb.String(), "--hostfile") {
 			t.Errorf("%v: status %d, %q", args, st, errb.String())
 		}
 	}
@@ -291,7 +292,7 @@ binding: none by mpirun; goshmem places each node's PEs (GOSHMEM_BIND_TO=auto)
 	if m, _ := filepath.Glob(".shmemrun-build-*"); len(m) > 0 {
 		t.Errorf("--dry-run left %v", m)
 	}
-	// Usage errors: status 2, the flag named.
+	// Usage errors: launch.StatusUsage, the flag named.
 	for _, args := range [][]string{
 		{"--hosts", "a:0", "true"},
 		{"--hosts", "a:1", "-n", "2", "true"},
@@ -299,7 +300,7 @@ binding: none by mpirun; goshmem places each node's PEs (GOSHMEM_BIND_TO=auto)
 		{"--launcher", "rsh", "-n", "1", "true"},
 	} {
 		errb.Reset()
-		if st := run(args, &out, &errb); st != 2 || !strings.HasPrefix(errb.String(), "shmemrun: ") {
+		if st := run(args, &out, &errb); st != launch.StatusUsage || !strings.HasPrefix(errb.String(), "shmemrun: ") {
 			t.Errorf("%v: status %d, %q", args, st, errb.String())
 		}
 	}
