@@ -143,16 +143,10 @@ func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op S
 	if op != SignalSet && op != SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
-	rt.AMOTargetArg(who, "sig", unsafe.Pointer(sig), 8, pe)
-	put(who, dst, src, pe)
-	rt.OrderBefore(pe)
-	// The signal's atomic is a release on arm64 and a locked instruction on amd64: the data's
-	// stores are visible before the signal is.
-	aop := rt.AMOSet
-	if op == SignalAdd {
-		aop = rt.AMOFetchAdd
+	if len(dst) < len(src) {
+		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
 	}
-	rt.AMO(who, aop, 8, unsafe.Pointer(sig), signal, 0, pe)
+	rt.PutSignal(who, "sig", sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), unsafe.Pointer(sig), signal, op == SignalAdd, pe)
 }
 
 // SignalFetch loads the local symmetric signal word atomically.

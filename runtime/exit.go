@@ -13,11 +13,12 @@ import (
 // request and exit), and exits this PE. The launcher ends PEs that are not waiting.
 func GlobalExit(status int) {
 	if state.Load() == stateRunning && engine != nil {
-		// A PMIx launcher ends the job on every node; C's stdio is flushed first.
+		// A PMIx launcher ends the job on every node; C's stdio is flushed first (exit
+		// runs onExit again: flushing twice is harmless).
 		for _, f := range onExit {
 			f()
 		}
-		engine.Abort(status, fmt.Sprintf("goshmem: PE %d on %s called shmem_global_exit(%d)", me, Host(me), status))
+		abortJob(status, fmt.Sprintf("goshmem: PE %d on %s called shmem_global_exit(%d)", me, Host(me), status))
 	}
 	if state.Load() == stateRunning && !singlePE {
 		if atomic.CompareAndSwapUint32(&hdr.ExitRequested, 0, 2) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -166,8 +167,7 @@ func lostPE(pe int, why string) {
 	lostOnce.Do(func() { // the wait and the progress goroutine may both notice
 		msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
 		fmt.Fprintln(os.Stderr, msg)
-		engine.Abort(1, msg)
-		os.Exit(1)
+		abortJob(1, msg)
 	})
 	select {} // the first caller exits
 }
@@ -177,6 +177,20 @@ func lostPE(pe int, why string) {
 func netFail(who string, pe int, err error) {
 	msg := fmt.Sprintf("%s: PE %d (on %s) to PE %d (on %s): %v", who, me, Host(me), pe, Host(pe), err)
 	fmt.Fprintln(os.Stderr, "goshmem:", msg)
-	engine.Abort(1, msg)
-	os.Exit(1)
+	abortJob(1, msg)
+}
+
+// abortJob asks the launcher to end the job on every node (PMIx_Abort), then exits with
+// status: a launcher that does not act on the request still sees this PE fail.
+func abortJob(status int, msg string) {
+	done := make(chan struct{})
+	go func() {
+		engine.Abort(status, msg)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	exit(status)
 }

@@ -88,3 +88,20 @@ func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 	}
 	transports[pe].GetStrided(dst, dstStride, src, srcStride, n, size, pe)
 }
+
+// PutSignal puts n bytes from local src to the symmetric dst on PE pe, then updates the
+// symmetric signal word sig there (adds signal when add, else stores it) atomically,
+// ordered after the data: a PE that sees the signal sees the data. sigArg names sig in
+// messages.
+func PutSignal(who, sigArg string, dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, signal uint64, add bool, pe int) {
+	AMOTargetArg(who, sigArg, sig, 8, pe)
+	Put(who, dst, src, n, pe)
+	OrderBefore(pe)
+	// On shared memory the signal's atomic is a release on arm64 and a locked instruction
+	// on amd64: the data's stores are visible before the signal is.
+	op := AMOSet
+	if add {
+		op = AMOFetchAdd
+	}
+	AMO(who, op|AMOPost, 8, sig, signal, 0, pe)
+}

@@ -20,7 +20,7 @@ import (
 //
 // Everything is built from the source tree; the installed shmemcc then uses the prefix's
 // header and library and builds nothing.
-func install(prefix string, env []string, log io.Writer) error {
+func install(prefix string, ucx bool, env []string, log io.Writer) error {
 	root, err := findRoot()
 	if err != nil {
 		return err
@@ -35,7 +35,7 @@ func install(prefix string, env []string, log io.Writer) error {
 		}
 	}
 	for _, archive := range []bool{false, true} {
-		dir, err := library(root, archive, env, true, log)
+		dir, err := library(root, archive, ucx, env, true, log)
 		if err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ func (s source) include() string {
 // library returns the directory of the library: the prefix's lib, or the cache directory
 // of the source tree's current sources, building the library there first when build is set
 // and it is not built yet.
-func (s source) library(archive bool, env []string, build bool, log io.Writer) (string, error) {
+func (s source) library(archive, ucx bool, env []string, build bool, log io.Writer) (string, error) {
 	if s.prefix != "" {
 		dir := filepath.Join(s.prefix, "lib")
 		if _, err := os.Stat(filepath.Join(dir, libName(archive))); err != nil {
@@ -74,7 +74,7 @@ func (s source) library(archive bool, env []string, build bool, log io.Writer) (
 		}
 		return dir, nil
 	}
-	return library(s.root, archive, env, build, log)
+	return library(s.root, archive, ucx, env, build, log)
 }
 
 // findRoot locates the goshmem source tree: $GOSHMEM_ROOT, else the tree this program was
@@ -132,14 +132,14 @@ func libName(archive bool) string {
 	return "libgoshmem.so"
 }
 
-// library returns the directory holding libgoshmem built from root's current sources,
-// building it there first if it is not and build is set. env is the go command's
-// environment: its CC is the real C compiler, never a wrapper.
-func library(root string, archive bool, env []string, build bool, log io.Writer) (string, error) {
+// library returns the directory holding libgoshmem built from root's current sources (with
+// the multi-node engine when ucx is set), building it there first if it is not and build is
+// set. env is the go command's environment: its CC is the real C compiler, never a wrapper.
+func library(root string, archive, ucx bool, env []string, build bool, log io.Writer) (string, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	key, err := cacheKey(root, archive, env)
+	key, err := cacheKey(root, archive, ucx, env)
 	if err != nil {
 		return "", err
 	}
@@ -179,8 +179,13 @@ func library(root string, archive bool, env []string, build bool, log io.Writer)
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(log, "shmemcc: building %s (go build -buildmode=%s ./cabi; about a minute with a cold Go build cache) into %s\n", libName(archive), mode, dir)
-	cmd := exec.Command(goTool(), "build", "-buildmode="+mode, "-o", filepath.Join(tmp, libName(archive)), "./cabi")
+	args := []string{"build", "-buildmode=" + mode}
+	if ucx {
+		args = append(args, "-tags", ucxTag)
+	}
+	args = append(args, "-o", filepath.Join(tmp, libName(archive)), "./cabi")
+	fmt.Fprintf(log, "shmemcc: building %s (go %s; about a minute with a cold Go build cache) into %s\n", libName(archive), strings.Join(args, " "), dir)
+	cmd := exec.Command(goTool(), args...)
 	cmd.Dir = root
 	cmd.Env = append(env[:len(env):len(env)], "CGO_ENABLED=1")
 	cmd.Stdout, cmd.Stderr = log, log
@@ -196,9 +201,12 @@ func library(root string, archive bool, env []string, build bool, log io.Writer)
 // cacheKey identifies a build: the build mode, the Go toolchain and its C settings, and the
 // contents of every file of root that can go into the library (sources of the packages,
 // headers, go.mod and go.sum; not tests, tools, generators or benchmarks).
-func cacheKey(root string, archive bool, env []string) (string, error) {
+func cacheKey(root string, archive, ucx bool, env []string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "mode %s\n", libName(archive))
+	if ucx {
+		fmt.Fprintf(h, "tags %s\n", ucxTag)
+	}
 	goEnv := exec.Command(goTool(), "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS")
 	goEnv.Env = env
 	out, err := goEnv.Output()
@@ -242,4 +250,33 @@ func librarySource(name string) bool {
 		return true
 	}
 	return name == "go.mod" || name == "go.sum"
+}
+
+// ucxTag is the build tag of the multi-node engine (runtime/ucx).
+const ucxTag = "goshmem_ucx"
+
+// useUCX decides whether the library has the multi-node engine: as forced ("yes", "no"),
+// else when pkg-config finds UCX and PMIx (hasUCX).
+func useUCX(force string, hasUCX func() bool) (bool, error) {
+	switch force {
+	case "yes":
+		return true, nil
+	case "no":
+		return false, nil
+	case "", "auto":
+		return hasUCX(), nil
+	}
+	return false, fmt.Errorf("SHMEMCC_UCX=%s: want yes, no or auto", force)
+}
+
+// pkgConfigHasUCX reports whether UCX's and PMIx's development files are installed.
+func pkgConfigHasUCX() bool { return exec.Command("pkg-config", "--exists", "ucx", "pmix").Run() == nil }
+
+// ucxLibs are the link flags a static libgoshmem with the engine needs.
+func ucxLibs() ([]string, error) {
+	out, err := exec.Command("pkg-config", "--libs", "ucx", "pmix").Output()
+	if err != nil {
+		return nil, fmt.Errorf("pkg-config --libs ucx pmix: %v", err)
+	}
+	return strings.Fields(string(out)), nil
 }

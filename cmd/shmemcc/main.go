@@ -39,6 +39,7 @@ type options struct {
 	libdir  bool   // print the library's directory
 	help    bool   // print the usage
 	install string // install into this prefix
+	ucx     string // "yes", "no": the multi-node engine forced in or out; "": SHMEMCC_UCX, else auto
 	cc      []string
 }
 
@@ -49,6 +50,10 @@ func parse(args []string) (options, error) {
 		switch {
 		case a == "-goshmem-archive" || a == "--goshmem-archive":
 			o.archive = true
+		case a == "--goshmem-ucx":
+			o.ucx = "yes"
+		case a == "--goshmem-no-ucx":
+			o.ucx = "no"
 		case a == "-showme" || a == "--showme":
 			o.showme = true
 		case a == "-goshmem-libdir" || a == "--goshmem-libdir":
@@ -84,6 +89,10 @@ linking, -L<dir> -lgoshmem -Wl,-rpath,<dir>. Every flag not listed below goes to
 
 wrapper flags:
   --showme                print the compiler command instead of running it (builds nothing)
+  --goshmem-ucx           build the library with the multi-node engine (UCX and PMIx; default
+                          when pkg-config finds both, or SHMEMCC_UCX=yes); run across nodes
+                          with mpirun or shmemrun --hosts
+  --goshmem-no-ucx        build it without (one node only; or SHMEMCC_UCX=no)
   --goshmem-archive       link the static archive libgoshmem.a (-lpthread -ldl -lm) instead
   --goshmem-libdir        print the library's directory (building the library if needed)
   --goshmem-install DIR   install shmemcc, shmemc++, shmemrun (DIR/bin), shmem.h (DIR/include),
@@ -134,9 +143,17 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		comp = cxx
 	}
 	env := childEnv(os.Environ(), cc, cxx, depth(os.Getenv))
+	if o.ucx == "" {
+		o.ucx = os.Getenv("SHMEMCC_UCX")
+	}
+	ucx, err := useUCX(o.ucx, pkgConfigHasUCX)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
+		return 2
+	}
 
 	if o.install != "" {
-		if err := install(o.install, env, stderr); err != nil {
+		if err := install(o.install, ucx, env, stderr); err != nil {
 			fmt.Fprintf(stderr, "%s: --goshmem-install: %v\n", l.wrapper, err)
 			return 1
 		}
@@ -150,7 +167,7 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 	lib := ""
 	if o.libdir || linking(o.cc) {
 		// --showme only names the directory; anything else needs the library in it.
-		if lib, err = src.library(o.archive, env, !o.showme, stderr); err != nil {
+		if lib, err = src.library(o.archive, ucx, env, !o.showme, stderr); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 			return 1
 		}
@@ -160,6 +177,14 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmd := command(comp.words, l.std, o.cc, src.include(), lib, o.archive)
+	if lib != "" && o.archive && ucx { // the static library's engine needs UCX and PMIx
+		libs, err := ucxLibs()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
+			return 1
+		}
+		cmd = append(cmd, libs...)
+	}
 	if o.showme {
 		fmt.Fprintln(stdout, strings.Join(cmd, " "))
 		return 0

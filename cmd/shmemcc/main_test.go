@@ -209,15 +209,18 @@ func TestCacheKey(t *testing.T) {
 	write("include/shmem.h", "/* h */")
 	write("runtime/a.go", "package rt")
 	key := func() string {
-		k, err := cacheKey(root, false, nil)
+		k, err := cacheKey(root, false, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return k
 	}
 	k0 := key()
-	if a, _ := cacheKey(root, true, nil); a == k0 {
+	if a, _ := cacheKey(root, true, false, nil); a == k0 {
 		t.Error("the archive and the shared library have one key")
+	}
+	if u, _ := cacheKey(root, false, true, nil); u == k0 {
+		t.Error("the library with and without the multi-node engine have one key")
 	}
 	write("runtime/a_test.go", "package rt")
 	write("gen/x.go", "package gen")
@@ -306,5 +309,24 @@ func TestRecursionThroughACompilerScript(t *testing.T) {
 	out, err := proclimit.Run(cmd, wrapperLimit, time.Minute)
 	if _, ok := err.(*exec.ExitError); !ok || !strings.Contains(string(out), "started by another shmemcc") {
 		t.Fatalf("want exit status 1 and the recursion named; got %v\n%s", err, out)
+	}
+}
+
+// The multi-node engine is in the library when forced, else when pkg-config finds UCX and
+// PMIx; a bad setting is an error naming it.
+func TestUseUCX(t *testing.T) {
+	for _, c := range []struct {
+		force string
+		found bool
+		want  bool
+		err   bool
+	}{
+		{"", true, true, false}, {"", false, false, false}, {"auto", true, true, false},
+		{"yes", false, true, false}, {"no", true, false, false}, {"maybe", true, false, true},
+	} {
+		got, err := useUCX(c.force, func() bool { return c.found })
+		if got != c.want || (err != nil) != c.err || err != nil && !strings.Contains(err.Error(), "SHMEMCC_UCX") {
+			t.Errorf("useUCX(%q, found %v) = %v, %v; want %v, error %v", c.force, c.found, got, err, c.want, c.err)
+		}
 	}
 }
