@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -263,5 +265,110 @@ func TestStdinToPE0(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Every line reaches a reader that starts reading only seconds after the PEs finished
+// (issue 13.1: the relay gave up 2 s after the last PE exited, status 0, lines lost).
+func TestSlowReaderGetsEverything(t *testing.T) {
+	run, prog := binaries(t)
+	slowRead(t, exec.Command(run, "-n", "2", prog, "lines"))
+}
+
+// slowRead starts cmd, reads its stdout only after 3.5 s, and checks that every line of
+// the "lines" mode arrived and that the job ended with status 0.
+func slowRead(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill() // the test fails below, instead of hanging
+		}
+	}()
+	time.Sleep(3500 * time.Millisecond) // the PEs are done long before
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if st := cmd.ProcessState.ExitCode(); st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2400 {
+		t.Fatalf("%d lines delivered, want 2400", len(lines))
+	}
+	for pe := range 2 {
+		if !strings.Contains(string(b), fmt.Sprintf("PE %d line 1199 ", pe)) {
+			t.Errorf("PE %d's last line is missing", pe)
+		}
+	}
+}
+// A line without a newline far longer than any buffer is relayed whole, in bounded memory
+// (issue 13.2: it was buffered whole, 2.6 GB of launcher memory for 1 GB of output).
+func TestLongLineBoundedMemory(t *testing.T) {
+	run, prog := binaries(t)
+	cmd := exec.Command(run, "-n", "2", "--tag-output", prog, "longline")
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var n, xs int64
+	var head []byte
+	buf := make([]byte, 1<<20)
+	for {
+		k, err := r.Read(buf)
+		if len(head) < 16 {
+			head = append(head, buf[:min(k, 16)]...)
+		}
+		xs += int64(bytes.Count(buf[:k], []byte("x")))
+		n += int64(k)
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	const size = 128 << 20
+	if st := cmd.ProcessState.ExitCode(); st != 0 || xs != size || n != size+int64(len("[PE 0] \n")) || !bytes.HasPrefix(head, []byte("[PE 0] xxx")) {
+		t.Fatalf("status %d, %d bytes with %d of the %d written, starting %q", st, n, xs, size, head)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if rss > 64<<20 {
+		t.Fatalf("shmemrun's peak RSS was %d MiB relaying a %d MiB line", rss>>20, size>>20)
+	}
+	t.Logf("peak RSS of shmemrun: %d MiB", rss>>20)
+}
+
+// A child a PE leaves behind, holding the PE's stdout, does not hold the job: shmemrun
+// delivers the PEs' output to a slow reader and ends (issue 13.3), rather than lose lines
+// (the 2 s drain deadline) or wait for end-of-file (the child's whole life, 60 s here).
+func TestChildDoesNotHoldJob(t *testing.T) {
+	run, prog := binaries(t)
+	dir := t.TempDir()
+	start := time.Now()
+	slowRead(t, exec.Command(run, "-n", "2", prog, "-pids", dir, "child"))
+	if b, err := os.ReadFile(filepath.Join(dir, "child")); err == nil {
+		if pid, _ := strconv.Atoi(string(b)); pid > 0 {
+			if gone(pid) {
+				t.Errorf("the PE's child (pid %d) was ended; it should be left alone", pid)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("shmemrun took %v: it waited for the PE's child", d)
 	}
 }

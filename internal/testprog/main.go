@@ -6,15 +6,19 @@
 // Modes: barrier (every PE but the last enters a barrier, the last sleeps), loop
 // (collectives in a loop until killed), notify (record the signals received in DIR),
 // ignoreint (SIGINT ignored, then block), partial (write a line without its newline and
-// panic), stdin (PE 0 echoes its standard input; the others report what they read).
+// panic), stdin (PE 0 echoes its standard input; the others report what they read), lines
+// (1200 numbered lines per PE), longline (PE 0 writes 128 MiB without a newline), child
+// (PE 0 leaves a child holding its stdout behind).
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -82,6 +86,33 @@ func main() {
 		} else {
 			b, _ := io.ReadAll(os.Stdin)
 			fmt.Printf("PE %d read %d bytes\n", me, len(b))
+		}
+		shmem.Finalize()
+	case "lines", "child":
+		// Many numbered lines per PE, then a normal end: a slow reader must get them all.
+		// In child mode PE 0 first starts a long-lived child that shares its stdout and
+		// stderr, and records its pid: the job must not wait for the child.
+		if me == 0 && flag.Arg(0) == "child" {
+			c := exec.Command("sleep", "60")
+			c.Stdout, c.Stderr = os.Stdout, os.Stderr
+			if err := c.Start(); err != nil {
+				panic(err)
+			}
+			os.WriteFile(filepath.Join(*pids, "child"), []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+		}
+		w := bufio.NewWriter(os.Stdout)
+		for i := range 1200 {
+			fmt.Fprintf(w, "PE %d line %d %s\n", me, i, "................................................................")
+		}
+		w.Flush()
+		shmem.Finalize()
+	case "longline":
+		// PE 0 writes 128 MiB without a newline, in 1 MiB writes.
+		if me == 0 {
+			b := bytes.Repeat([]byte("x"), 1<<20)
+			for range 128 {
+				os.Stdout.Write(b)
+			}
 		}
 		shmem.Finalize()
 	default:

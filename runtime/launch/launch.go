@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -80,7 +79,8 @@ type pe struct {
 	cmd      *exec.Cmd
 	pid      int
 	exited   bool
-	outDone  chan struct{} // stdout and stderr relayed to EOF
+	outDone  chan struct{} // stdout and stderr relayed (see drain)
+	relays   [2]*relay     // stdout, stderr
 	firstErr atomic.Pointer[string]
 }
 
@@ -249,11 +249,16 @@ func (j *job) startAll(memfd *os.File) error {
 			return fmt.Errorf("starting PE %d: %w", n, err)
 		}
 		p.cmd, p.pid = cmd, cmd.Process.Pid
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); j.out.relay(n, outR, nil) }()
-		go func() { defer wg.Done(); j.errw.relay(n, errR, &p.firstErr) }()
-		go func() { wg.Wait(); close(p.outDone) }()
+		p.relays = [2]*relay{j.out.newRelay(n, outR, nil), j.errw.newRelay(n, errR, &p.firstErr)}
+		for _, r := range p.relays {
+			go r.run()
+		}
+		go func() {
+			for _, r := range p.relays {
+				<-r.done
+			}
+			close(p.outDone)
+		}()
 		go func() {
 			cmd.Wait()
 			j.exits <- exitEvent{n, cmd.ProcessState}

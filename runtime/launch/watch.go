@@ -114,13 +114,15 @@ func (j *job) watch() int {
 			j.kill(syscall.SIGKILL)
 		}
 	}
-	// Let the relays drain what the PEs wrote before they exited.
-	deadline := time.After(2 * time.Second)
+	// Deliver everything the PEs wrote, however long the destination takes; children of
+	// PEs that still hold the pipes do not hold the job (see drain).
 	for _, p := range j.pes {
-		select {
-		case <-p.outDone:
-		case <-deadline:
+		for _, r := range p.relays {
+			r.drain()
 		}
+	}
+	for _, p := range j.pes {
+		<-p.outDone
 	}
 	if status >= 0 {
 		return status
