@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Built once per test binary: the launcher as its own process (signals go to it) and the
@@ -370,5 +372,30 @@ func TestChildDoesNotHoldJob(t *testing.T) {
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Fatalf("shmemrun took %v: it waited for the PE's child", d)
+	}
+}
+
+// A SIGSEGV, SIGBUS or SIGQUIT sent to a PE by another process is reported with its cause
+// (issue 13.9: the report said only "exited with status 2").
+func TestSentSignalReported(t *testing.T) {
+	run, prog := binaries(t)
+	for _, sig := range []syscall.Signal{syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, "barrier")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pids := waitPIDs(t, dir, 3)
+			syscall.Kill(pids[1], sig)
+			cmd.Wait()
+			want := fmt.Sprintf("shmemrun: PE 1 (pid %d) exited with status 2: %s: ", pids[1], unix.SignalName(sig))
+			if st := cmd.ProcessState.ExitCode(); st != 2 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "(sent by another process, not a fault of the PE)") {
+				t.Fatalf("status %d, want 2 and %q in stderr:\n%s", st, want, errb.String())
+			}
+			allGone(t, pids, 2*time.Second)
+		})
 	}
 }

@@ -45,6 +45,7 @@ type relay struct {
 	first   *atomic.Pointer[string] // nil, or where to keep the first failure line
 	prefix  []byte
 	midLine bool // the last piece of this stream did not end a line
+	sigLine bool // the last line was a Go runtime's report of a fatal signal
 	done    chan struct{}
 	// draining is set by drain; the relay's next read then returns at once with
 	// os.ErrDeadlineExceeded, and the relay delivers what the pipe holds, then stops.
@@ -126,12 +127,28 @@ func (r *relay) emit(buf []byte, n int) int {
 
 // piece writes part of a line; it ends the line when it ends with a newline.
 func (r *relay) piece(p []byte) {
-	if !r.midLine && r.first != nil && r.first.Load() == nil && isFailureLine(p) {
-		s := string(bytes.TrimSpace(p))
-		r.first.CompareAndSwap(nil, &s)
+	if !r.midLine && r.first != nil {
+		r.failureCause(p)
 	}
 	r.midLine = p[len(p)-1] != '\n'
 	r.lw.write(r, p)
+}
+
+// failureCause keeps the first line of a failure report, and says when the signal in it
+// was sent by another process: the Go runtime's next line then has sigcode 0 (SI_USER,
+// kill) or -6 (SI_TKILL, tgkill).
+func (r *relay) failureCause(line []byte) {
+	f := r.first.Load()
+	if r.sigLine && f != nil && (bytes.Contains(line, []byte(" sigcode=0")) || bytes.Contains(line, []byte(" sigcode=-6"))) {
+		s := *f + " (sent by another process, not a fault of the PE)"
+		r.first.Store(&s)
+	}
+	r.sigLine = false
+	if f == nil && isFailureLine(line) {
+		s := string(bytes.TrimSpace(line))
+		r.first.Store(&s)
+		r.sigLine = bytes.HasPrefix(line, []byte("SIG"))
+	}
 }
 
 // isFailureLine reports whether l starts a Go runtime's failure report: a panic, a fatal

@@ -21,14 +21,14 @@ func TestRelayLongLineAndPartialLast(t *testing.T) {
 	rl := lw.newRelay(3, r, &first)
 	go rl.run()
 	long := strings.Repeat("y", 3*relayChunk+17)
-	w.WriteString("short\n" + long + "\nSIGQUIT: quit\nlast")
+	w.WriteString("short\n" + long + "\nSIGQUIT: quit\nPC=0x40816e m=0 sigcode=0 addr=0x3a39\nlast")
 	w.Close()
 	<-rl.done
-	want := "[PE 3] short\n[PE 3] " + long + "\n[PE 3] SIGQUIT: quit\n[PE 3] last\n"
+	want := "[PE 3] short\n[PE 3] " + long + "\n[PE 3] SIGQUIT: quit\n[PE 3] PC=0x40816e m=0 sigcode=0 addr=0x3a39\n[PE 3] last\n"
 	if out.String() != want {
 		t.Fatalf("relayed %d bytes, want %d (head %q)", out.Len(), len(want), out.String()[:min(out.Len(), 40)])
 	}
-	if f := first.Load(); f == nil || *f != "SIGQUIT: quit" {
+	if f := first.Load(); f == nil || *f != "SIGQUIT: quit (sent by another process, not a fault of the PE)" {
 		t.Fatalf("failure line %v, want the signal's", f)
 	}
 }
