@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildExample compiles examples/testsome once for the tests below.
@@ -52,6 +53,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-n", "2", "./no/such/prog"}, "./no/such/prog: no such file or directory"},
 		{[]string{"-n", "2", notExec}, "not an executable file"},
 		{[]string{"-n", "2", "no-such-program-anywhere"}, "program not found in PATH"},
+		{[]string{"--timeout", "-5s", "-n", "2", "true"}, `invalid value "-5s" for flag -timeout: -5s is negative`},
+		{[]string{"--timeout", "-1", "-n", "2", "true"}, `-1 is negative`},
+		{[]string{"--timeout", "NaN", "-n", "2", "true"}, `NaN is not a number of seconds`},
+		{[]string{"--timeout", "soon", "-n", "2", "true"}, `"soon" is neither a duration (30s, 1m30s) nor a number of seconds`},
+		{[]string{"--oversubscribe", "-n", "16385", "true"}, "-n 16385: at most 16384 PEs run on one node"},
 	} {
 		var out, errb bytes.Buffer
 		if st := run(c.args, &out, &errb); st != 2 || !strings.Contains(errb.String(), c.want) {
@@ -69,5 +75,20 @@ func TestHelpEnv(t *testing.T) {
 	var out, errb bytes.Buffer
 	if st := run([]string{"--help-env"}, &out, &errb); st != 0 || !strings.Contains(out.String(), "SHMEM_SYMMETRIC_SIZE") {
 		t.Fatalf("status %d: %s", st, out.String())
+	}
+}
+
+// --timeout takes Go durations and bare numbers of seconds, as timeout(1) does.
+func TestParseTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{"5": 5 * time.Second, "2.5": 2500 * time.Millisecond, "0": 0,
+		"1500ms": 1500 * time.Millisecond, "1m30s": 90 * time.Second} {
+		if d, err := parseTimeout(in); err != nil || d != want {
+			t.Errorf("parseTimeout(%q) = %v, %v; want %v", in, d, err, want)
+		}
+	}
+	for _, in := range []string{"-5s", "-0.5", "Inf", "1e300", "", "5 s"} {
+		if d, err := parseTimeout(in); err == nil {
+			t.Errorf("parseTimeout(%q) = %v, want an error", in, d)
+		}
 	}
 }

@@ -23,8 +23,22 @@ import (
 var (
 	buildOnce             sync.Once
 	shmemrunBin, testprog string
+	buildDir              string
 	buildErr              error
 )
+
+// TestMain removes the binaries' directory: `go test` leaves nothing in the temporary
+// directory behind (issue 13.9), and says so if it cannot.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		if err := os.RemoveAll(buildDir); err != nil {
+			fmt.Fprintf(os.Stderr, "removing %s: %v\n", buildDir, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 func binaries(t *testing.T) (string, string) {
 	t.Helper()
@@ -34,6 +48,7 @@ func binaries(t *testing.T) (string, string) {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		shmemrunBin, testprog = filepath.Join(dir, "shmemrun"), filepath.Join(dir, "testprog")
 		for _, b := range [][2]string{{shmemrunBin, "."}, {testprog, "../../internal/testprog"}} {
 			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
@@ -228,7 +243,7 @@ func TestKillRandomPE(t *testing.T) {
 func TestTimeoutReport(t *testing.T) {
 	run, prog := binaries(t)
 	dir := t.TempDir()
-	cmd := exec.Command(run, "-n", "3", "--timeout", "1500ms", prog, "-pids", dir, "barrier")
+	cmd := exec.Command(run, "-n", "3", "--timeout", "1.5", prog, "-pids", dir, "barrier")
 	cmd.Env = append(os.Environ(), "SHMEM_DEBUG=1")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -316,6 +331,7 @@ func slowRead(t *testing.T, cmd *exec.Cmd) {
 		}
 	}
 }
+
 // A line without a newline far longer than any buffer is relayed whole, in bounded memory
 // (issue 13.2: it was buffered whole, 2.6 GB of launcher memory for 1 GB of output).
 func TestLongLineBoundedMemory(t *testing.T) {

@@ -104,6 +104,9 @@ func newJob(cfg Config) (*job, error) {
 	if cfg.NPEs < 1 {
 		return nil, fmt.Errorf("-n %d: need at least 1 PE", cfg.NPEs)
 	}
+	if cfg.NPEs > shm.MaxPEs {
+		return nil, fmt.Errorf("-n %d: at most %d PEs run on one node", cfg.NPEs, shm.MaxPEs)
+	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
 	}
