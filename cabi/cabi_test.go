@@ -215,6 +215,7 @@ func TestErrors(t *testing.T) {
 		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`, nil},
 		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`, nil},
 		{"global-exit", 3, ``, nil},
+		{"global-exit-256", 255, `^shmem_global_exit: status 256 is outside the exit statuses \[0,255\]: exiting with 255$`, nil},
 		// The fast path's routines leave bad input to Go, which reports it as before.
 		{"p-pe", 2, `^panic: shmem_long_p: PE -1 out of range \[0,2\)$`, nil},
 		{"g-pe", 2, `^panic: shmem_int_g: PE 2 out of range \[0,2\)$`, nil},
@@ -249,6 +250,10 @@ func TestErrors(t *testing.T) {
 	// GlobalExit flushes C's buffered stdout first.
 	if j := run(t, exe, 1, "global-exit"); !strings.Contains(j.stdout, "exiting with 3") {
 		t.Fatalf("output before shmem_global_exit was lost: %v", j)
+	}
+	// ... and so do the other PEs, even one busy outside the library (issue 13.9).
+	if j := run(t, exe, 2, "global-exit-others"); j.status != 5 || !strings.Contains(j.stdout, "PE 0 buffered this line") {
+		t.Fatalf("another PE's output before shmem_global_exit was lost: %v", j)
 	}
 }
 

@@ -103,8 +103,9 @@ func goshmem_peer(r int32, p unsafe.Pointer, n uintptr, pe int32) unsafe.Pointer
 //export goshmem_global_exit
 func goshmem_global_exit(r, status int32) {
 	defer catch(r)
+	st := rt.ExitStatus(name(r), int(status))
 	C.fflush(nil)
-	rt.GlobalExit(int(status))
+	rt.GlobalExit(st)
 }
 
 // goshmem_malloc is shmem_malloc, shmem_align (align > 0) and shmem_malloc_with_hints. A

@@ -84,6 +84,9 @@ func Init() error {
 	atomic.StoreInt32(&slot.Pid, int32(os.Getpid()))
 	atomic.StoreUint32(&slot.State, shm.StateRunning)
 	state.Store(stateRunning)
+	if !singlePE {
+		exitOnRequest()
+	}
 	teamsInit()
 	SyncAll()
 	printInfo()

@@ -162,7 +162,7 @@ func ring(pe int) {
 // checkJob ends this PE when the job is over: another PE called GlobalExit, or the launcher
 // is tearing the job down.
 func checkJob() {
-	if atomic.LoadUint32(&hdr.ExitRequested) != 0 {
+	if atomic.LoadUint32(&hdr.ExitRequested) == 1 { // 2: the status is being written
 		exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}
 	if atomic.LoadUint32(&hdr.Abort) != 0 {

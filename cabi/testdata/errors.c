@@ -3,6 +3,7 @@
 #include <shmem.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static long s_word;
 static int s_int[2];
@@ -68,6 +69,18 @@ int main(int argc, char **argv)
 	} else if (strcmp(c, "global-exit") == 0) {
 		printf("exiting with 3\n");
 		shmem_global_exit(3);
+	} else if (strcmp(c, "global-exit-others") == 0) {
+		/* PE 0's line stays in its stdio buffer (stdout is a pipe) while it computes
+		 * outside the library; PE 1's global exit must not lose it. */
+		if (shmem_my_pe() == 0) {
+			printf("PE 0 buffered this line\n");
+			for (;;)
+				sleep(1);
+		}
+		sleep(1);
+		shmem_global_exit(5);
+	} else if (strcmp(c, "global-exit-256") == 0) {
+		shmem_global_exit(256);
 	}
 	shmem_finalize();
 	if (strcmp(c, "after-finalize") == 0)

@@ -95,7 +95,9 @@ func (j *job) watch() int {
 			}
 		case <-exitReq:
 			if status < 0 {
-				endJob(int(atomic.LoadInt32(&hdr.ExitStatus)), syscall.SIGKILL)
+				// The PEs' engines exit on this signal after flushing their output; the
+				// grace period's SIGKILL ends any that cannot.
+				endJob(clampStatus(int(atomic.LoadInt32(&hdr.ExitStatus))), shm.ExitSignal)
 			}
 		case sig := <-sigs:
 			interrupts++
@@ -128,9 +130,18 @@ func (j *job) watch() int {
 		return status
 	}
 	if atomic.LoadUint32(&hdr.ExitRequested) == 1 {
-		return int(atomic.LoadInt32(&hdr.ExitStatus))
+		return clampStatus(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}
 	return maxStatus
+}
+
+// clampStatus makes a GlobalExit status an exit status (the engine already clamps it; a
+// control block written by anything else is not trusted).
+func clampStatus(s int) int {
+	if s < 0 || s > 255 {
+		return 255
+	}
+	return s
 }
 
 // watchExitRequest sleeps on the job bell and reports a GlobalExit.

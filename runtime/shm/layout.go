@@ -8,6 +8,7 @@ package shm
 
 import (
 	"fmt"
+	"syscall"
 	"unsafe"
 )
 
@@ -42,6 +43,11 @@ const (
 
 // SyncValue is what a pSync word holds between collectives: the engine counts up from it.
 const SyncValue = 0
+
+// ExitSignal is what the launcher sends the PEs after a GlobalExit: the engine in each PE
+// catches it and exits with the job's status after flushing buffered output. A real-time
+// signal, which programs rarely use (glibc reserves the first two).
+const ExitSignal = syscall.Signal(40)
 
 // Job flags in Header.Flags.
 const (
