@@ -126,13 +126,14 @@ func goshmem_malloc(r int32, size, align uintptr) unsafe.Pointer {
 func goshmem_calloc(r int32, count, size uintptr) unsafe.Pointer {
 	defer catch(r)
 	who := name(r)
-	if size != 0 && count > ^uintptr(0)/size {
+	b, ok := rt.MulOK(count, size)
+	if !ok {
 		rt.Check(who)
 		warn(fmt.Errorf("%s: %d elements of %d bytes overflow", who, count, size))
 		rt.BarrierAll() // the call is collective even when it fails
 		return nil
 	}
-	p, err := rt.Malloc(who, count*size, 0, true)
+	p, err := rt.Malloc(who, b, 0, true)
 	if err != nil {
 		warn(err)
 		return nil

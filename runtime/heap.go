@@ -107,6 +107,11 @@ func largestFree() uintptr {
 	return m
 }
 
+// tooLarge is the error for a request larger than the whole heap (SIZE_MAX from C, say).
+func tooLarge(who string, size uintptr) error {
+	return fmt.Errorf("%s: cannot allocate %d bytes: more than the whole symmetric heap (%d bytes per PE; SHMEM_SYMMETRIC_SIZE sets it)", who, size, heapSize)
+}
+
 func exhausted(who string, size uintptr) error {
 	return fmt.Errorf("%s: cannot allocate %d bytes: the symmetric heap is exhausted (%d bytes per PE, %d in use, largest free block %d); set SHMEM_SYMMETRIC_SIZE to enlarge it",
 		who, size, heapSize, heap.inUse, largestFree())
@@ -120,11 +125,16 @@ func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) 
 	if align&(align-1) != 0 {
 		panic(fmt.Sprintf("%s: alignment %d is not a power of two", who, align))
 	}
+	if align > heapAlign {
+		panic(fmt.Sprintf("%s: alignment %d is larger than the symmetric heap's own alignment %d (its size rounded up to a power of two; SHMEM_SYMMETRIC_SIZE sets it)", who, align, heapAlign))
+	}
 	align = max(align, MinAlign)
 	debugAgree(who, "size", uint64(size))
 	var p unsafe.Pointer
 	var err error
-	if size > 0 {
+	if size > heapSize {
+		err = tooLarge(who, size) // also keeps the rounding below from wrapping
+	} else if size > 0 {
 		heap.mu.Lock()
 		off, ok := allocate(size, align)
 		heap.mu.Unlock()
@@ -185,6 +195,10 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 		heap.mu.Unlock()
 		BarrierAll()
 		return nil, nil
+	}
+	if size > heapSize {
+		BarrierAll()
+		return p, tooLarge(who, size)
 	}
 	heap.mu.Lock()
 	q, err := p, error(nil)

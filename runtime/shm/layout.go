@@ -164,4 +164,18 @@ func NewLayout(npes int, heapSize uint64) (Layout, error) {
 	return Layout{NPEs: npes, HeapSize: uintptr(h), SegSize: uintptr(seg), SegOffset: uintptr(off), Total: uintptr(total)}, nil
 }
 
+// MaxHeapAlign bounds HeapAlign: the address space a mapping reserves to align its heap.
+const MaxHeapAlign = 1 << 40
+
+// HeapAlign is the alignment of a PE's heap in its own mapping, so the largest alignment
+// an allocation can have: the heap's size rounded up to a power of two (at most
+// MaxHeapAlign).
+func (l Layout) HeapAlign() uintptr {
+	a := uintptr(Align)
+	for a < l.HeapSize && a < MaxHeapAlign {
+		a <<= 1
+	}
+	return a
+}
+
 func roundUp(x, a uint64) uint64 { return (x + a - 1) / a * a }
