@@ -54,3 +54,28 @@ func StridedElems(who, arg string, n, stride int) int {
 func StridedBytes(who, arg string, n, stride int, size uintptr) uintptr {
 	return Bytes(who, arg, StridedElems(who, arg, n, stride), size)
 }
+
+// lastMember is start + (size-1)*stride, the last PE of a strided group (start >= 0,
+// stride >= 1, size >= 1), and false when that overflows an int: such a group reaches past
+// every PE.
+func lastMember(start, stride, size int) (int, bool) {
+	e, ok := MulOK(uintptr(size-1), uintptr(stride))
+	if !ok || int(e) < 0 || start+int(e) < 0 {
+		return 0, false
+	}
+	return start + int(e), true
+}
+
+// reachString is lastMember for messages: the PE, or "a PE beyond any int".
+func reachString(start, stride, size int) string {
+	if last, ok := lastMember(start, stride, size); ok {
+		return fmt.Sprint(last)
+	}
+	return "beyond the largest int"
+}
+
+// inRange reports whether the strided group's last member is below n.
+func inRange(start, stride, size, n int) bool {
+	last, ok := lastMember(start, stride, size)
+	return ok && last < n
+}

@@ -40,9 +40,9 @@ func ActiveSet(who string, start, logStride, size int) (Group, int) {
 		panic(fmt.Sprintf("%s: active set log stride %d out of range [0,30]", who, logStride))
 	case size < 1:
 		panic(fmt.Sprintf("%s: active set size %d must be at least 1", who, size))
-	case start+(size-1)<<logStride >= npes:
-		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %d, out of range [0,%d)",
-			who, start, logStride, size, start+(size-1)<<logStride, npes))
+	case !inRange(start, 1<<logStride, size, npes):
+		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %s, out of range [0,%d)",
+			who, start, logStride, size, reachString(start, 1<<logStride, size), npes))
 	}
 	g := Group{start, 1 << logStride, size}
 	i := g.Index(me)

@@ -151,8 +151,8 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 		return nil, fmt.Errorf("%s: size %d must be at least 1", who, size)
 	case stride < 1 && size > 1:
 		return nil, fmt.Errorf("%s: stride %d must be at least 1", who, stride)
-	case start+(size-1)*stride >= n:
-		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %d, out of range [0,%d)", who, start, stride, size, start+(size-1)*stride, n)
+	case size > 1 && !inRange(start, stride, size, n):
+		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %s, out of range [0,%d)", who, start, stride, size, reachString(start, stride, size), n)
 	}
 	if size == 1 {
 		stride = 1
