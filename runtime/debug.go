@@ -16,10 +16,13 @@ import (
 
 var (
 	debug     bool
-	hangAfter = 10 * time.Second // a wait this long is reported once (debug only)
+	hangAfter time.Duration // a wait this long ends the job with a report (debug only; 0: never)
 )
 
-func debugInit() { debug = conf.Bool("SHMEM_DEBUG") }
+func debugInit() {
+	debug = conf.Bool("SHMEM_DEBUG")
+	hangAfter = time.Duration(conf.Int("SHMEM_DEBUG_TIMEOUT")) * time.Second
+}
 
 // Debug reports whether SHMEM_DEBUG is on.
 func Debug() bool { return debug }
@@ -46,20 +49,6 @@ func debugAgree(who, what string, v uint64) {
 	for {
 		checkJob()
 		time.Sleep(time.Millisecond)
-	}
-}
-
-// debugHang prints, once per wait, where a PE has waited for longer than hangAfter.
-func debugHang(slot *shm.Slot) {
-	if !debug {
-		return
-	}
-	since := atomic.LoadInt64(&slot.WaitSince)
-	if since == 0 || time.Since(time.Unix(0, since)) < hangAfter {
-		return
-	}
-	if atomic.CompareAndSwapInt64(&slot.WaitSince, since, 0) {
-		fmt.Fprintf(os.Stderr, "shmem: PE %d has waited %v in %s (word %d)\n", me, hangAfter, WaitName(atomic.LoadUint32(&slot.WaitOp)), atomic.LoadInt32(&slot.WaitArg))
 	}
 }
 

@@ -122,6 +122,9 @@ func exhausted(who string, size uintptr) error {
 // PE has allocated (and zeroed) it. Exhaustion is an error on every PE alike.
 func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if align&(align-1) != 0 {
 		panic(fmt.Sprintf("%s: alignment %d is not a power of two", who, align))
 	}
@@ -147,7 +150,7 @@ func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) 
 			err = exhausted(who, size)
 		}
 	}
-	BarrierAll()
+	barrierAll(who)
 	return p, err
 }
 
@@ -167,12 +170,15 @@ func liveAllocation(who string, p unsafe.Pointer) (off, size uintptr) {
 // Free releases an allocation on every PE after synchronizing (no PE may still use it).
 func Free(who string, p unsafe.Pointer) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if p == nil {
 		return
 	}
 	off, _ := liveAllocation(who, p)
 	debugAgree(who, "offset", uint64(off))
-	BarrierAll()
+	barrierAll(who)
 	heap.mu.Lock()
 	release(off)
 	heap.mu.Unlock()
@@ -183,21 +189,24 @@ func Free(who string, p unsafe.Pointer) {
 // one). It grows in place when it can; every PE makes the same choice.
 func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if p == nil {
 		return Malloc(who, size, MinAlign, false)
 	}
 	off, old := liveAllocation(who, p)
 	debugAgree(who, "size", uint64(size))
-	BarrierAll()
+	barrierAll(who)
 	if size == 0 {
 		heap.mu.Lock()
 		release(off)
 		heap.mu.Unlock()
-		BarrierAll()
+		barrierAll(who)
 		return nil, nil
 	}
 	if size > heapSize {
-		BarrierAll()
+		barrierAll(who)
 		return p, tooLarge(who, size)
 	}
 	heap.mu.Lock()
@@ -212,7 +221,7 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 		}
 	}
 	heap.mu.Unlock()
-	BarrierAll()
+	barrierAll(who)
 	return q, err
 }
 

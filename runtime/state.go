@@ -90,7 +90,7 @@ func Init() error {
 		exitOnRequest()
 	}
 	teamsInit()
-	SyncAll()
+	World.Sync("shmem.Init")
 	printInfo()
 	return nil
 }
@@ -152,7 +152,7 @@ func Finalize() {
 		return
 	}
 	Quiet()
-	SyncAll()
+	World.Sync("shmem.Finalize")
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
 	state.Store(stateFinalized)
 }

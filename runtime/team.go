@@ -74,6 +74,9 @@ func (t *Team) Check(who string) {
 func (t *Team) Sync(who string) {
 	t.Check(who)
 	a := t.next()
+	if debugMark(who, t.G) {
+		defer debugLeave()
+	}
 	barrier(who, t.G, t.Me, &a)
 }
 
@@ -81,11 +84,17 @@ func (t *Team) Sync(who string) {
 func SyncAll() { World.Sync("shmem.SyncAll") }
 
 // BarrierAll completes my outstanding puts and synchronizes every PE.
-func BarrierAll() {
-	Check("shmem.BarrierAll")
+func BarrierAll() { barrierAll("shmem.BarrierAll") }
+
+// barrierAll is BarrierAll for routine who (the allocator's synchronizations).
+func barrierAll(who string) {
+	Check(who)
 	Quiet()
 	a := World.next()
-	barrier("shmem.BarrierAll", World.G, World.Me, &a)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
+	barrier(who, World.G, World.Me, &a)
 }
 
 // Barrier is the active-set barrier on the user's pSync.
@@ -100,6 +109,9 @@ func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 
 // allgatherWord gives every member of t the value each member passed, in team order.
 func (t *Team) allgatherWord(who string, v uint64) []uint64 {
+	if debugMark(who, t.G) {
+		defer debugLeave()
+	}
 	a := t.next()
 	atomic.StoreUint64(a.word(wordValue), v)
 	barrier(who, t.G, t.Me, &a)

@@ -415,3 +415,89 @@ func TestSentSignalReported(t *testing.T) {
 		})
 	}
 }
+
+// With SHMEM_DEBUG=1 a wait longer than SHMEM_DEBUG_TIMEOUT ends the job with status 1 and
+// a report: where the PE waits, which members of its call have not arrived, and what every
+// PE is doing (issue 13.6: the wait printed one line and went on forever).
+func TestDebugHangReport(t *testing.T) {
+	run, prog := binaries(t)
+	for _, c := range []struct {
+		mode string
+		stop bool // SIGSTOP the last PE once the PEs have started
+		want []string
+	}{
+		{"barrier", false, []string{"in shmem.Barrier over PEs 0..2; not arrived: PE 2", "PE 2 (pid ", "): running outside the library's waits"}},
+		{"barrier", true, []string{" over PEs 0..2; not arrived: PE 2", "): stopped by a signal"}}, // in Calloc or Barrier
+		{"late", false, []string{"in shmem.Init over PEs 0..2; not arrived: PE 2", "PE 2 (pid 0): not started: has not called shmem.Init"}},
+		{"finalize", false, []string{"in shmem.Finalize over PEs 0..2; not arrived: PE 2", "): waiting in shmem.Finalize over PEs 0..2 for "}},
+		{"othercoll", false, []string{"): waiting in shmem.Barrier over PEs 1..2 for ", "): waiting in shmem.BarrierAll over PEs 0..2 for "}},
+	} {
+		t.Run(fmt.Sprintf("%s/stop=%v", c.mode, c.stop), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, c.mode)
+			cmd.Env = append(os.Environ(), "SHMEM_DEBUG=1", "SHMEM_DEBUG_TIMEOUT=2", "GOSHMEM_TEST_NPES=3")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if c.stop {
+				pids := waitPIDs(t, dir, 3)
+				syscall.Kill(pids[2], syscall.SIGSTOP)
+				defer syscall.Kill(pids[2], syscall.SIGKILL)
+			}
+			done := make(chan struct{})
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(60 * time.Second):
+					cmd.Process.Signal(syscall.SIGTERM) // the test fails below instead of hanging
+				}
+			}()
+			cmd.Wait()
+			close(done)
+			out := errb.String()
+			if st := cmd.ProcessState.ExitCode(); st != 1 || !strings.Contains(out, "shmem: SHMEM_DEBUG: PE ") || !strings.Contains(out, "ending the job: a wait passed SHMEM_DEBUG_TIMEOUT=2 seconds") {
+				t.Fatalf("status %d, want 1 and a hang report:\n%s", st, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("report lacks %q:\n%s", w, out)
+				}
+			}
+			checkDurations(t, out)
+		})
+	}
+}
+
+// checkDurations fails when a report's duration is not one a test could have waited
+// (a report once said "498938h": a wait's start was read after it was cleared).
+func checkDurations(t *testing.T, out string) {
+	t.Helper()
+	for _, f := range strings.Fields(out) {
+		f = strings.TrimRight(f, ";,")
+		if d, err := time.ParseDuration(f); err == nil && f != "0" && d > 5*time.Minute {
+			t.Errorf("implausible duration %s in:\n%s", f, out)
+		}
+	}
+}
+
+// --timeout's report lists every PE, also those that already finalized and exited
+// (issue 14.7, with 13.6's report).
+func TestTimeoutReportListsExitedPEs(t *testing.T) {
+	run, prog := binaries(t)
+	cmd := exec.Command(run, "-n", "3", "--timeout", "3", prog, "afterfinalize")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Run()
+	out := errb.String()
+	if st := cmd.ProcessState.ExitCode(); st != 124 {
+		t.Fatalf("status %d, want 124\n%s", st, out)
+	}
+	for _, want := range []string{"--timeout 3s expired", "PE 0 (pid ", "running after shmem.Finalize", "PE 1 (pid ", "PE 2 (pid ", "exited after shmem.Finalize with status 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	checkDurations(t, out)
+}

@@ -75,13 +75,15 @@ func Run(cfg Config) (int, error) {
 }
 
 type pe struct {
-	n        int
-	cmd      *exec.Cmd
-	pid      int
-	exited   bool
-	outDone  chan struct{} // stdout and stderr relayed (see drain)
-	relays   [2]*relay     // stdout, stderr
-	firstErr atomic.Pointer[string]
+	n         int
+	cmd       *exec.Cmd
+	pid       int
+	exited    bool
+	status    int           // once exited: its exit status (128+signal when killed)
+	finalized bool          // once exited: it had called Finalize
+	outDone   chan struct{} // stdout and stderr relayed (see drain)
+	relays    [2]*relay     // stdout, stderr
+	firstErr  atomic.Pointer[string]
 }
 
 type job struct {

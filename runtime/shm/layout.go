@@ -84,7 +84,8 @@ type Header struct {
 	ExitStatus    int32
 	JobBell       uint32 // futex word the launcher sleeps on; bumped on exit requests
 	Abort         uint32 // set by the launcher while it tears the job down
-	_             [64 - 16]byte
+	HangReported  uint32 // SHMEM_DEBUG: 0 -> 1 by the one PE that reports a hang
+	_             [64 - 20]byte
 }
 
 // Slot is a PE's record in the control block.
