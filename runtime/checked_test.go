@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/goshmem/shmem/runtime/shm"
 )
 
 // FuzzStridedBytes compares the checked size arithmetic with exact big-integer arithmetic:
@@ -62,5 +64,18 @@ func TestInRange(t *testing.T) {
 		if got := inRange(c.start, c.stride, c.size, c.n); got != c.want {
 			t.Errorf("inRange(%d, %d, %d, %d) = %v", c.start, c.stride, c.size, c.n, got)
 		}
+	}
+}
+
+// A record no PE has written reads as such, not as "in  over PEs ," (issue 13.7).
+func TestRecordStringEmpty(t *testing.T) {
+	var r shm.DebugRecord
+	if s := RecordString(&r); s != "no collective yet" {
+		t.Fatalf("RecordString of an empty record = %q", s)
+	}
+	copy(r.Routine[:], "shmem.Barrier")
+	r.Start, r.Stride, r.Size = 1, 2, 3
+	if s := RecordString(&r); s != "shmem.Barrier over PEs 1,3,5" {
+		t.Fatalf("RecordString = %q", s)
 	}
 }

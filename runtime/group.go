@@ -64,20 +64,18 @@ type area struct {
 
 // The words of a sync area, all in one place:
 const (
-	wordDissem       = 0  // 0..31: dissemination rounds
-	wordArrive       = 32 // linear and tree barriers: children -> parent
-	wordRelease      = 33 // linear and tree barriers: parent -> children
-	wordUp           = 34 // a child's partial result is ready
-	wordDown         = 35 // the parent's result is ready
-	wordAck          = 36 // a child has copied its parent's result
-	wordRing         = 37 // the ring predecessor finished a step
-	wordRingAck      = 38 // the ring successor no longer reads my buffers
-	wordPair         = 39 // pairwise alltoall: a block arrived
-	wordEagerAck     = 40 // collect: a receiver has read an announced block
-	wordValue        = 48 // 48..55: small values exchanged by the engine (team creation, collect)
-	wordDebugArrive  = 56 // SHMEM_DEBUG meetings
-	wordDebugRelease = 57
-	wordEager        = 64 // 64..SyncWords-1: eager slots, one per sender (see eager.go)
+	wordDissem   = 0  // 0..31: dissemination rounds
+	wordArrive   = 32 // linear and tree barriers: children -> parent
+	wordRelease  = 33 // linear and tree barriers: parent -> children
+	wordUp       = 34 // a child's partial result is ready
+	wordDown     = 35 // the parent's result is ready
+	wordAck      = 36 // a child has copied its parent's result
+	wordRing     = 37 // the ring predecessor finished a step
+	wordRingAck  = 38 // the ring successor no longer reads my buffers
+	wordPair     = 39 // pairwise alltoall: a block arrived
+	wordEagerAck = 40 // collect: a receiver has read an announced block
+	wordValue    = 48 // 48..55: small values exchanged by the engine (team creation, collect)
+	wordEager    = 64 // 64..SyncWords-1: eager slots, one per sender (see eager.go)
 )
 
 // maxCount bounds a plausible counter: a larger value means the area was not initialized to

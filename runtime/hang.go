@@ -26,6 +26,7 @@ func debugMark(who string, g Group) bool {
 		return false
 	}
 	publish(&obj.Slot(me).Coll, g, CollCall{Who: who, Root: -1})
+	syncCalls++ // a synchronization between two uses of a pSync (see debugEnter)
 	return true
 }
 

@@ -101,7 +101,7 @@ func barrierAll(who string) {
 func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 	Quiet()
 	if debug {
-		debugEnter(area{p: pSync}, g, i, CollCall{Who: who, Root: -1})
+		debugEnter(area{p: pSync}, g, i, CollCall{Who: who, Root: -1, Barrier: true})
 		defer debugLeave()
 	}
 	barrier(who, g, i, &area{p: pSync})

@@ -35,9 +35,10 @@ const (
 
 // Offsets inside a segment's reserved part.
 const (
-	ReservedBellOffset  = 0        // SegHeader: doorbell and sleeper count, own cache line
-	ReservedTeamsOffset = 64 << 10 // MaxTeams × TeamAreaSize
-	ReservedScratchOff  = 1 << 20  // ScratchSize bytes
+	ReservedBellOffset  = 0         // SegHeader: doorbell and sleeper count, own cache line
+	ReservedTeamsOffset = 64 << 10  // MaxTeams × TeamAreaSize
+	ReservedDebugOffset = 512 << 10 // SHMEM_DEBUG's meeting words (two uint64), own cache line
+	ReservedScratchOff  = 1 << 20   // ScratchSize bytes
 	reservedEnd         = ReservedScratchOff + ScratchSize
 )
 
@@ -133,7 +134,7 @@ func init() {
 	if unsafe.Sizeof(Header{}) != 128 || unsafe.Sizeof(Slot{}) != SlotSize || unsafe.Sizeof(SegHeader{}) != 64 || unsafe.Sizeof(DebugRecord{}) != 112 {
 		panic("shm: layout structs have the wrong size")
 	}
-	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedScratchOff || reservedEnd > ReservedSize {
+	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedDebugOffset || ReservedDebugOffset+64 > ReservedScratchOff || reservedEnd > ReservedSize {
 		panic("shm: reserved part overflows")
 	}
 }
