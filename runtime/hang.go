@@ -115,8 +115,9 @@ func waited(s *shm.Slot, now time.Time) string {
 	return now.Sub(time.Unix(0, since)).Round(time.Millisecond).String()
 }
 
-// NotArrived lists the members of r's group that are not in the same call: their records
-// name another routine or group, or none. exited reports PEs known to have exited.
+// NotArrived lists the members of r's group that are not in the same call (their records
+// name another routine or group, or none), or are in it but cannot proceed (stopped by a
+// signal, or gone). exited reports PEs known to have exited.
 func NotArrived(o *shm.Object, r *shm.DebugRecord, exited func(int) bool) []int {
 	var missing []int
 	for i := range int(r.Size) {
@@ -127,7 +128,7 @@ func NotArrived(o *shm.Object, r *shm.DebugRecord, exited func(int) bool) []int 
 		var q shm.DebugRecord
 		ok := tryReadRecord(&o.Slot(pe).Coll, &q)
 		if exited(pe) || !ok || q.Active == 0 || q.Routine != r.Routine || q.Start != r.Start || q.Stride != r.Stride || q.Size != r.Size ||
-			atomic.LoadUint32(&o.Slot(pe).State) == shm.StateFinalized {
+			atomic.LoadUint32(&o.Slot(pe).State) == shm.StateFinalized || cannotProceed(int(atomic.LoadInt32(&o.Slot(pe).Pid))) {
 			missing = append(missing, pe)
 		}
 	}
@@ -191,6 +192,18 @@ func PEActivity(o *shm.Object, pe int, now time.Time) string {
 		return "in " + in + ", not waiting"
 	}
 	return "running outside the library's waits"
+}
+
+// cannotProceed reports whether process pid is stopped or gone.
+func cannotProceed(pid int) bool {
+	if pid == 0 {
+		return false // not started: its record already says it is in no call
+	}
+	switch procState(pid) {
+	case 0, 'Z', 'X', 'T', 't':
+		return true
+	}
+	return false
 }
 
 // procState is the state letter of process pid in /proc (R, S, D, T, t, Z, X), or 0 when
