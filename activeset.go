@@ -13,10 +13,28 @@ import (
 type ActiveSet struct{ Start, LogStride, Size int }
 
 // Sizes of the work arrays of the active-set collectives (in elements), and the value
-// their pSync elements must hold before first use (and hold again after every call). See
-// "Collectives" in the package documentation for the rules. They are the engine's values,
-// written out (and checked against the engine's when the package builds) so that the
-// documentation shows them.
+// their pSync elements must hold before first use (and hold again after every call). They
+// are the engine's values, written out (and checked against the engine's when the package
+// builds) so that the documentation shows them.
+//
+// The rules for pSync and pWrk, as the specification states them:
+//   - Length: pSync has at least the routine's *SyncSize elements (SyncSize covers all);
+//     a reduction's pWrk has at least max(nreduce/2+1, ReduceMinWrkDataSize) elements of
+//     the reduced type.
+//   - Symmetric: both come from Malloc/Calloc (the same call on every PE), never from Go
+//     memory; every PE of the active set passes the same arrays.
+//   - Initialized: every pSync element holds SyncValue before the first call that uses it,
+//     on every PE, and no PE uses it until all have initialized it (a BarrierAll after
+//     the initialization); Calloc's zeroed memory holds SyncValue.
+//   - Reuse: a pSync may serve the next collective only after every PE of the active set
+//     has left the previous call that used it: put a barrier (or any synchronization of
+//     the set) between the two calls, or alternate two pSync arrays between back-to-back
+//     calls. A barrier is such a synchronization itself, so the call after a Barrier may
+//     reuse its pSync. Two collectives running at once need distinct pSync arrays.
+//
+// With SHMEM_DEBUG=1 the library checks these rules it can see: a pSync element not holding
+// SyncValue on entry, a pSync reused with no synchronization since the previous call, and
+// arguments (counts, roots, arrays, active sets) that differ between the PEs.
 const (
 	SyncValue            = 0   // every pSync element, before a pSync's first use
 	BarrierSyncSize      = 256 // pSync of Barrier

@@ -14,19 +14,15 @@ import (
 func alltoallArgs[T any](who string, dst, src []T, dstStride, srcStride, n, npes int) rt.AlltoallArgs {
 	rt.CheckStrided(who, dstStride, srcStride, n)
 	size := sizeOf[T]()
-	need := func(stride int) int {
-		if n == 0 {
-			return 0
-		}
-		return (npes*n-1)*stride + 1
-	}
-	if nd := need(dstStride); len(dst) < nd {
+	total := rt.Mul(who, "elements of all PEs", npes, n)
+	nd, ns := rt.StridedElems(who, "dst", total, dstStride), rt.StridedElems(who, "src", total, srcStride)
+	if len(dst) < nd {
 		panic(fmt.Sprintf("%s: dst has %d elements, %d PEs × %d at stride %d need %d", who, len(dst), npes, n, dstStride, nd))
 	}
-	if ns := need(srcStride); len(src) < ns {
+	if len(src) < ns {
 		panic(fmt.Sprintf("%s: src has %d elements, %d PEs × %d at stride %d need %d", who, len(src), npes, n, srcStride, ns))
 	}
-	dn, sn := uintptr(need(dstStride))*size, uintptr(need(srcStride))*size
+	dn, sn := rt.Bytes(who, "dst", nd, size), rt.Bytes(who, "src", ns, size)
 	rt.CheckSym(who, "dst", sliceAddr(dst), dn)
 	rt.CheckSym(who, "src", sliceAddr(src), sn)
 	if dn > 0 && sn > 0 && uintptr(sliceAddr(dst)) < uintptr(sliceAddr(src))+sn && uintptr(sliceAddr(src)) < uintptr(sliceAddr(dst))+dn {

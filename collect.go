@@ -12,11 +12,13 @@ import (
 
 func collectArgs[T any](who string, dst, src []T, npes int, fixed bool) rt.CollectArgs {
 	size := sizeOf[T]()
-	b := uintptr(len(src)) * size
-	if fixed && len(dst) < npes*len(src) {
-		panic(fmt.Sprintf("%s: dst has %d elements, %d PEs × %d need %d", who, len(dst), npes, len(src), npes*len(src)))
+	b := rt.Bytes(who, "src", len(src), size)
+	if fixed {
+		if need := rt.Mul(who, "dst elements", npes, len(src)); len(dst) < need {
+			panic(fmt.Sprintf("%s: dst has %d elements, %d PEs × %d need %d", who, len(dst), npes, len(src), need))
+		}
 	}
-	db := uintptr(len(dst)) * size
+	db := rt.Bytes(who, "dst", len(dst), size)
 	rt.CheckSym(who, "dst", sliceAddr(dst), db)
 	rt.CheckSym(who, "src", sliceAddr(src), b)
 	if b > 0 && db > 0 && uintptr(sliceAddr(dst)) < uintptr(sliceAddr(src))+b && uintptr(sliceAddr(src)) < uintptr(sliceAddr(dst))+db {

@@ -49,6 +49,35 @@ func TestDebugChecks(t *testing.T) {
 			shmem.BarrierAll()
 			shmem.Broadcast64(b, b, 4, 0, shmem.ActiveSet{Start: 0, Size: 3}, pSync)
 		}},
+		// Issue 13.7: a small non-SyncValue value passed the old plausibility check and gave
+		// wrong sums; a pSync reused without a barrier hung or gave wrong results.
+		{"psync-small", "shmem.SumToAll: SHMEM_DEBUG: PE 1: pSync[7] = 3 on entry: every pSync element must hold SyncValue (0) before the call", func(t *testing.T, me int) {
+			src := mustAlloc[int64](t, 4)
+			dst := mustAlloc[int64](t, 4)
+			pWrk := mustAlloc[int64](t, 4)
+			pSync := mustAlloc[int64](t, shmem.ReduceSyncSize)
+			if me == 1 {
+				pSync[7] = 3
+			}
+			shmem.BarrierAll()
+			shmem.SumToAll(dst, src, shmem.ActiveSet{Start: 0, Size: 3}, pWrk, pSync)
+		}},
+		{"psync-reuse", "shmem.MaxToAll: SHMEM_DEBUG: pSync (heap offset ", func(t *testing.T, me int) {
+			src := mustAlloc[int32](t, 4)
+			pWrk := mustAlloc[int32](t, 4)
+			pSync := mustAlloc[int64](t, shmem.ReduceSyncSize)
+			set := shmem.ActiveSet{Start: 0, Size: 3}
+			shmem.SumToAll(src, src, set, pWrk, pSync)
+			shmem.MaxToAll(src, src, set, pWrk, pSync) // no barrier between
+		}},
+		{"psync-reuse-message", "was used by the previous call, shmem.SumToAll, with no barrier or other synchronization between", func(t *testing.T, me int) {
+			src := mustAlloc[int32](t, 4)
+			pWrk := mustAlloc[int32](t, 4)
+			pSync := mustAlloc[int64](t, shmem.ReduceSyncSize)
+			set := shmem.ActiveSet{Start: 0, Size: 3}
+			shmem.SumToAll(src, src, set, pWrk, pSync)
+			shmem.SumToAll(src, src, set, pWrk, pSync)
+		}},
 		{"offsets", "PEs passed different dst arrays (symmetric heap offsets)", func(t *testing.T, me int) {
 			a := mustAlloc[uint32](t, 3*8)
 			b := mustAlloc[uint32](t, 3*8)
@@ -83,7 +112,8 @@ func TestDebugChecks(t *testing.T) {
 				return
 			}
 			r := shmemtest.Launch(t, 3, debugEnv)
-			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "SHMEM_DEBUG") {
+			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "SHMEM_DEBUG") ||
+				strings.Contains(r.Stderr, " over PEs ,") || strings.Contains(r.Stderr, " is in  over") {
 				t.Fatalf("status %d, stderr:\n%s\nwant a failure reporting %q", r.Status, r.Stderr, c.want)
 			}
 		})

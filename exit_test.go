@@ -31,6 +31,22 @@ func TestGlobalExit(t *testing.T) {
 	}
 }
 
+// A status that is no exit status ends the job with 255, and says so: 256 used to exit 0.
+func TestGlobalExitStatusClamped(t *testing.T) {
+	if shmemtest.InPE(t) {
+		me, _ := initPE(t)
+		if me == 1 {
+			shmem.GlobalExit(256)
+		}
+		shmem.BarrierAll()
+		t.Fatal("barrier completed without PE 1")
+	}
+	r := shmemtest.Launch(t, 2)
+	if r.Status != 255 || !strings.Contains(r.Stderr, "shmem.GlobalExit: status 256 is outside the exit statuses [0,255]: exiting with 255") {
+		t.Fatalf("status %d, want 255 and a message\n%s", r.Status, r.Stderr)
+	}
+}
+
 // A PE that panics, or returns without Finalize, while the others wait ends the job, and
 // the launcher says which PE and how.
 func TestFailingPE(t *testing.T) {

@@ -21,7 +21,8 @@ func MyPE() int { rt.Check("shmem.MyPE"); return rt.MyPE() }
 // NPEs is the number of PEs in the job.
 func NPEs() int { rt.Check("shmem.NPEs"); return rt.NPEs() }
 
-// GlobalExit ends every PE of the job; shmemrun exits with status.
+// GlobalExit ends every PE of the job; shmemrun exits with status. The other PEs flush their
+// buffered output before they exit. A status outside [0,255] becomes 255, with a message.
 func GlobalExit(status int) { rt.GlobalExit(status) }
 
 // InfoGetVersion is the OpenSHMEM version implemented (shmem_info_get_version).

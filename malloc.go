@@ -44,11 +44,7 @@ func checkAlloc[T any](who string, n int) uintptr {
 		panic(fmt.Sprintf("%s: negative element count %d", who, n))
 	}
 	checkNoPointers[T](who)
-	size := sizeOf[T]()
-	if size != 0 && uintptr(n) > ^uintptr(0)/size {
-		panic(fmt.Sprintf("%s: %d elements of %d bytes overflow", who, n, size))
-	}
-	return uintptr(n) * size
+	return rt.Bytes(who, "n", n, sizeOf[T]())
 }
 
 // Free releases a block from Malloc, Calloc, Align or Realloc, on every PE, after a barrier.

@@ -110,10 +110,10 @@ func checkStridedLens(who string, ldst, lsrc, dstStride, srcStride, n int) {
 	if n == 0 {
 		return
 	}
-	if need := (n-1)*dstStride + 1; ldst < need {
+	if need := rt.StridedElems(who, "dst", n, dstStride); ldst < need {
 		panic(fmt.Sprintf("%s: dst has %d elements, %d at stride %d need %d", who, ldst, n, dstStride, need))
 	}
-	if need := (n-1)*srcStride + 1; lsrc < need {
+	if need := rt.StridedElems(who, "src", n, srcStride); lsrc < need {
 		panic(fmt.Sprintf("%s: src has %d elements, %d at stride %d need %d", who, lsrc, n, srcStride, need))
 	}
 }

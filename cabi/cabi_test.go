@@ -213,8 +213,13 @@ func TestErrors(t *testing.T) {
 		{"null", 2, `^panic: shmem_putmem: source is a null pointer$`, nil},
 		{"static-overrun", 2, `^panic: shmem_long_get: source \[0x[0-9a-f]+, \+8589934592 bytes\) runs past the end of the program's static data$`, nil},
 		{"active-set", 2, `^panic: shmem_barrier: active set \(start 0, log stride 0, size 3\) reaches PE 2, out of range \[0,2\)$`, nil},
-		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: the symmetric heap is exhausted .*SHMEM_SYMMETRIC_SIZE`, nil},
+		{"exhausted", 0, `^libgoshmem: shmem_malloc: cannot allocate 70368744177664 bytes: more than the whole symmetric heap .*SHMEM_SYMMETRIC_SIZE`, nil},
 		{"global-exit", 3, ``, nil},
+		{"iput-stride", 2, `^panic: shmem_long_iput: dest: 3 elements at stride 4611686018427387904 overflow$`, nil},
+		{"iget-stride", 2, `^panic: shmem_long_iget: dest: 3 elements at stride 4611686018427387904 overflow$`, nil},
+		{"put-count", 2, `^panic: shmem_long_put: 2305843009213693953 elements of 8 bytes overflow$`, nil},
+		{"alltoall-count", 2, `^panic: shmem_long_alltoall: elements of all PEs: 2 × 4611686018427387904 overflows$`, nil},
+		{"global-exit-256", 255, `^shmem_global_exit: status 256 is outside the exit statuses \[0,255\]: exiting with 255$`, nil},
 		// The fast path's routines leave bad input to Go, which reports it as before.
 		{"p-pe", 2, `^panic: shmem_long_p: PE -1 out of range \[0,2\)$`, nil},
 		{"g-pe", 2, `^panic: shmem_int_g: PE 2 out of range \[0,2\)$`, nil},
@@ -260,6 +265,18 @@ func TestErrors(t *testing.T) {
 	// GlobalExit flushes C's buffered stdout first.
 	if j := run(t, exe, 1, "global-exit"); !strings.Contains(j.stdout, "exiting with 3") {
 		t.Fatalf("output before shmem_global_exit was lost: %v", j)
+	}
+	// Allocations beyond the heap return NULL with a message (issue 13.4).
+	j = run(t, exe, 2, "alloc-overflow")
+	for i, msg := range []string{"shmem_malloc: cannot allocate 18446744073709551615 bytes", "shmem_malloc: cannot allocate 18446744073709551608 bytes",
+		"shmem_realloc: cannot allocate 18446744073709551615 bytes", "shmem_align: cannot allocate 18446744073709551615 bytes"} {
+		if j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("allocation %d: NULL", i)) || !strings.Contains(j.stderr, msg) {
+			t.Fatalf("allocation %d: want NULL and %q: %v", i, msg, j)
+		}
+	}
+	// ... and so do the other PEs, even one busy outside the library (issue 13.9).
+	if j := run(t, exe, 2, "global-exit-others"); j.status != 5 || !strings.Contains(j.stdout, "PE 0 buffered this line") {
+		t.Fatalf("another PE's output before shmem_global_exit was lost: %v", j)
 	}
 }
 

@@ -98,7 +98,7 @@ func collectArgs(who string, dest, source unsafe.Pointer, nbytes uintptr, npes i
 	var d unsafe.Pointer
 	var room uintptr
 	if fixed {
-		room = uintptr(npes) * nbytes
+		room = rt.Bytes(who, "dest", count(who, nbytes), uintptr(npes))
 		d = symCheck(who, "dest", dest, room)
 	} else {
 		d = symCheck(who, "dest", dest, 1)
@@ -133,9 +133,10 @@ func goshmem_collect_team(r int32, team uintptr, dest, source unsafe.Pointer, nb
 // of npes, at strides dst and sst (1 for alltoall).
 func alltoallArgs(who string, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, npes int) rt.AlltoallArgs {
 	n := count(who, nelems)
-	rt.CheckStrided(who, int(dst), int(sst), n)
-	dn := rt.StridedSpan(npes*n, int(dst), size)
-	sn := rt.StridedSpan(npes*n, int(sst), size)
+	rt.CheckStrided(who, stride(who, "dst", dst), stride(who, "sst", sst), n)
+	total := rt.Mul(who, "elements of all PEs", npes, n)
+	dn := rt.StridedBytes(who, "dest", total, int(dst), size)
+	sn := rt.StridedBytes(who, "source", total, int(sst), size)
 	d := symCheck(who, "dest", dest, dn)
 	s := symCheck(who, "source", source, sn)
 	if dn > 0 && sn > 0 && uintptr(d) < uintptr(s)+sn && uintptr(s) < uintptr(d)+dn {

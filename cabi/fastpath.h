@@ -146,6 +146,17 @@ GOSHMEM_INLINE void goshmem_copy(void *dest, const void *source, size_t n)
 	memmove(dest, source, n);
 }
 
+/* nelems * size, the bytes of a typed routine's elements; when the product does not fit in
+ * size_t (a count near SIZE_MAX would wrap to a small size that passes every check) the Go
+ * side ends the PE with a message naming the routine. */
+GOSHMEM_INLINE size_t goshmem_nbytes(int r, size_t nelems, size_t size)
+{
+	size_t b;
+	if (__builtin_mul_overflow(nelems, size, &b))
+		goshmem_overflow(r, nelems, size);
+	return b;
+}
+
 GOSHMEM_INLINE void goshmem_fast_put(int r, void *dest, const void *source, size_t n, int pe)
 {
 	void *d = goshmem_fp_remote(dest, n, pe);

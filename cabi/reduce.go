@@ -50,7 +50,7 @@ func reduceArgs(who string, dest, source unsafe.Pointer, n int, size uintptr) (u
 	if n < 0 {
 		panic(fmt.Sprintf("%s: negative nreduce %d", who, n))
 	}
-	b := uintptr(n) * size
+	b := rt.Bytes(who, "dest", n, size)
 	d := symCheck(who, "dest", dest, b)
 	s := symCheck(who, "source", source, b)
 	rt.CheckOverlap(who, d, s, b, b)
@@ -64,7 +64,7 @@ func toAllArgs(who string, dest, source unsafe.Pointer, nreduce int32, size uint
 	g, me, ps = activeSet(who, start, logStride, setSize, pSync, shmem.ReduceSyncSize)
 	n := int(nreduce)
 	d, s = reduceArgs(who, dest, source, n, size)
-	symCheck(who, "pWrk", pWrk, uintptr(max(n/2+1, shmem.ReduceMinWrkDataSize))*size)
+	symCheck(who, "pWrk", pWrk, rt.Bytes(who, "pWrk", max(n/2+1, shmem.ReduceMinWrkDataSize), size))
 	return g, me, ps, d, s
 }
 

@@ -42,9 +42,9 @@ func goshmem_iput(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, 
 	defer catch(r)
 	who := name(r)
 	n := count(who, nelems)
-	rt.CheckStrided(who, int(dst), int(sst), n)
-	d := symCheck(who, "dest", dest, rt.StridedSpan(n, int(dst), size))
-	local(who, "source", source, rt.StridedSpan(n, int(sst), size))
+	rt.CheckStrided(who, stride(who, "dst", dst), stride(who, "sst", sst), n)
+	d := symCheck(who, "dest", dest, rt.StridedBytes(who, "dest", n, int(dst), size))
+	local(who, "source", source, rt.StridedBytes(who, "source", n, int(sst), size))
 	rt.IPut(who, d, source, int(dst), int(sst), n, size, int(pe))
 }
 
@@ -53,9 +53,9 @@ func goshmem_iget(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, 
 	defer catch(r)
 	who := name(r)
 	n := count(who, nelems)
-	rt.CheckStrided(who, int(dst), int(sst), n)
-	s := symCheck(who, "source", source, rt.StridedSpan(n, int(sst), size))
-	local(who, "dest", dest, rt.StridedSpan(n, int(dst), size))
+	rt.CheckStrided(who, stride(who, "dst", dst), stride(who, "sst", sst), n)
+	s := symCheck(who, "source", source, rt.StridedBytes(who, "source", n, int(sst), size))
+	local(who, "dest", dest, rt.StridedBytes(who, "dest", n, int(dst), size))
 	rt.IGet(who, dest, s, int(dst), int(sst), n, size, int(pe))
 }
 
@@ -67,6 +67,24 @@ func local(who, arg string, p unsafe.Pointer, n uintptr) {
 }
 
 // count converts a C element count, which the engine takes as an int.
+// goshmem_overflow reports a typed routine's element count whose size in bytes overflows
+// (fastpath.h's goshmem_nbytes) and ends the PE.
+//
+//export goshmem_overflow
+func goshmem_overflow(r int32, nelems, size uintptr) {
+	defer catch(r)
+	panic(fmt.Sprintf("%s: %d elements of %d bytes overflow", name(r), nelems, size))
+}
+
+// stride is a C ptrdiff_t stride as an int (they are the same size on LP64: the check
+// documents the assumption).
+func stride(who, arg string, s int64) int {
+	if int64(int(s)) != s {
+		panic(fmt.Sprintf("%s: %s %d does not fit in an int", who, arg, s))
+	}
+	return int(s)
+}
+
 func count(who string, n uintptr) int {
 	if int(n) < 0 {
 		panic(fmt.Sprintf("%s: element count %d is too large", who, n))

@@ -108,8 +108,9 @@ func goshmem_peer(r int32, p unsafe.Pointer, n uintptr, pe int32) unsafe.Pointer
 //export goshmem_global_exit
 func goshmem_global_exit(r, status int32) {
 	defer catch(r)
+	st := rt.ExitStatus(name(r), int(status))
 	C.fflush(nil)
-	rt.GlobalExit(int(status))
+	rt.GlobalExit(st)
 }
 
 // goshmem_malloc is shmem_malloc, shmem_align (align > 0) and shmem_malloc_with_hints. A
@@ -130,13 +131,14 @@ func goshmem_malloc(r int32, size, align uintptr) unsafe.Pointer {
 func goshmem_calloc(r int32, count, size uintptr) unsafe.Pointer {
 	defer catch(r)
 	who := name(r)
-	if size != 0 && count > ^uintptr(0)/size {
+	b, ok := rt.MulOK(count, size)
+	if !ok {
 		rt.Check(who)
 		warn(fmt.Errorf("%s: %d elements of %d bytes overflow", who, count, size))
 		rt.BarrierAll() // the call is collective even when it fails
 		return nil
 	}
-	p, err := rt.Malloc(who, count*size, 0, true)
+	p, err := rt.Malloc(who, b, 0, true)
 	if err != nil {
 		warn(err)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/goshmem/shmem"
+	rt "github.com/goshmem/shmem/runtime"
 )
 
 // Point-to-point synchronization: wait_until and test with their _all, _any, _some and
@@ -105,7 +106,7 @@ func syncType(who string, ti int32) *syncFuncs {
 // newTestSet checks and translates a call's arrays.
 func newTestSet(who string, f *syncFuncs, ivars unsafe.Pointer, nelems uintptr, status unsafe.Pointer, cmp int32, v uint64, values unsafe.Pointer, vector int32) testSet {
 	n := count(who, nelems)
-	s := testSet{ivars: symCheck(who, "ivars", ivars, uintptr(n)*f.size), n: n, cmp: shmem.Cmp(cmp), v: v}
+	s := testSet{ivars: symCheck(who, "ivars", ivars, rt.Bytes(who, "ivars", n, f.size)), n: n, cmp: shmem.Cmp(cmp), v: v}
 	if status != nil {
 		s.status = unsafe.Slice((*int32)(status), n)
 	}

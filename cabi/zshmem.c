@@ -1674,482 +1674,482 @@ void shmem_team_destroy(shmem_team_t team)
 
 void shmem_float_put(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_float_put, dest, source, nelems * sizeof(float), pe);
+	goshmem_fast_put(R_shmem_float_put, dest, source, goshmem_nbytes(R_shmem_float_put, nelems, sizeof(float)), pe);
 }
 
 void shmem_double_put(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_double_put, dest, source, nelems * sizeof(double), pe);
+	goshmem_fast_put(R_shmem_double_put, dest, source, goshmem_nbytes(R_shmem_double_put, nelems, sizeof(double)), pe);
 }
 
 void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longdouble_put, dest, source, nelems * sizeof(long double), pe);
+	goshmem_fast_put(R_shmem_longdouble_put, dest, source, goshmem_nbytes(R_shmem_longdouble_put, nelems, sizeof(long double)), pe);
 }
 
 void shmem_char_put(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_char_put, dest, source, nelems * sizeof(char), pe);
+	goshmem_fast_put(R_shmem_char_put, dest, source, goshmem_nbytes(R_shmem_char_put, nelems, sizeof(char)), pe);
 }
 
 void shmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_schar_put, dest, source, nelems * sizeof(signed char), pe);
+	goshmem_fast_put(R_shmem_schar_put, dest, source, goshmem_nbytes(R_shmem_schar_put, nelems, sizeof(signed char)), pe);
 }
 
 void shmem_short_put(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_short_put, dest, source, nelems * sizeof(short), pe);
+	goshmem_fast_put(R_shmem_short_put, dest, source, goshmem_nbytes(R_shmem_short_put, nelems, sizeof(short)), pe);
 }
 
 void shmem_int_put(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int_put, dest, source, nelems * sizeof(int), pe);
+	goshmem_fast_put(R_shmem_int_put, dest, source, goshmem_nbytes(R_shmem_int_put, nelems, sizeof(int)), pe);
 }
 
 void shmem_long_put(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_long_put, dest, source, nelems * sizeof(long), pe);
+	goshmem_fast_put(R_shmem_long_put, dest, source, goshmem_nbytes(R_shmem_long_put, nelems, sizeof(long)), pe);
 }
 
 void shmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longlong_put, dest, source, nelems * sizeof(long long), pe);
+	goshmem_fast_put(R_shmem_longlong_put, dest, source, goshmem_nbytes(R_shmem_longlong_put, nelems, sizeof(long long)), pe);
 }
 
 void shmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uchar_put, dest, source, nelems * sizeof(unsigned char), pe);
+	goshmem_fast_put(R_shmem_uchar_put, dest, source, goshmem_nbytes(R_shmem_uchar_put, nelems, sizeof(unsigned char)), pe);
 }
 
 void shmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ushort_put, dest, source, nelems * sizeof(unsigned short), pe);
+	goshmem_fast_put(R_shmem_ushort_put, dest, source, goshmem_nbytes(R_shmem_ushort_put, nelems, sizeof(unsigned short)), pe);
 }
 
 void shmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint_put, dest, source, nelems * sizeof(unsigned int), pe);
+	goshmem_fast_put(R_shmem_uint_put, dest, source, goshmem_nbytes(R_shmem_uint_put, nelems, sizeof(unsigned int)), pe);
 }
 
 void shmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulong_put, dest, source, nelems * sizeof(unsigned long), pe);
+	goshmem_fast_put(R_shmem_ulong_put, dest, source, goshmem_nbytes(R_shmem_ulong_put, nelems, sizeof(unsigned long)), pe);
 }
 
 void shmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulonglong_put, dest, source, nelems * sizeof(unsigned long long), pe);
+	goshmem_fast_put(R_shmem_ulonglong_put, dest, source, goshmem_nbytes(R_shmem_ulonglong_put, nelems, sizeof(unsigned long long)), pe);
 }
 
 void shmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int8_put, dest, source, nelems * sizeof(int8_t), pe);
+	goshmem_fast_put(R_shmem_int8_put, dest, source, goshmem_nbytes(R_shmem_int8_put, nelems, sizeof(int8_t)), pe);
 }
 
 void shmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int16_put, dest, source, nelems * sizeof(int16_t), pe);
+	goshmem_fast_put(R_shmem_int16_put, dest, source, goshmem_nbytes(R_shmem_int16_put, nelems, sizeof(int16_t)), pe);
 }
 
 void shmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int32_put, dest, source, nelems * sizeof(int32_t), pe);
+	goshmem_fast_put(R_shmem_int32_put, dest, source, goshmem_nbytes(R_shmem_int32_put, nelems, sizeof(int32_t)), pe);
 }
 
 void shmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int64_put, dest, source, nelems * sizeof(int64_t), pe);
+	goshmem_fast_put(R_shmem_int64_put, dest, source, goshmem_nbytes(R_shmem_int64_put, nelems, sizeof(int64_t)), pe);
 }
 
 void shmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint8_put, dest, source, nelems * sizeof(uint8_t), pe);
+	goshmem_fast_put(R_shmem_uint8_put, dest, source, goshmem_nbytes(R_shmem_uint8_put, nelems, sizeof(uint8_t)), pe);
 }
 
 void shmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint16_put, dest, source, nelems * sizeof(uint16_t), pe);
+	goshmem_fast_put(R_shmem_uint16_put, dest, source, goshmem_nbytes(R_shmem_uint16_put, nelems, sizeof(uint16_t)), pe);
 }
 
 void shmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint32_put, dest, source, nelems * sizeof(uint32_t), pe);
+	goshmem_fast_put(R_shmem_uint32_put, dest, source, goshmem_nbytes(R_shmem_uint32_put, nelems, sizeof(uint32_t)), pe);
 }
 
 void shmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint64_put, dest, source, nelems * sizeof(uint64_t), pe);
+	goshmem_fast_put(R_shmem_uint64_put, dest, source, goshmem_nbytes(R_shmem_uint64_put, nelems, sizeof(uint64_t)), pe);
 }
 
 void shmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_size_put, dest, source, nelems * sizeof(size_t), pe);
+	goshmem_fast_put(R_shmem_size_put, dest, source, goshmem_nbytes(R_shmem_size_put, nelems, sizeof(size_t)), pe);
 }
 
 void shmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ptrdiff_put, dest, source, nelems * sizeof(ptrdiff_t), pe);
+	goshmem_fast_put(R_shmem_ptrdiff_put, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put, nelems, sizeof(ptrdiff_t)), pe);
 }
 
 void shmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_float_put_nbi, dest, source, nelems * sizeof(float), pe);
+	goshmem_fast_put(R_shmem_float_put_nbi, dest, source, goshmem_nbytes(R_shmem_float_put_nbi, nelems, sizeof(float)), pe);
 }
 
 void shmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_double_put_nbi, dest, source, nelems * sizeof(double), pe);
+	goshmem_fast_put(R_shmem_double_put_nbi, dest, source, goshmem_nbytes(R_shmem_double_put_nbi, nelems, sizeof(double)), pe);
 }
 
 void shmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longdouble_put_nbi, dest, source, nelems * sizeof(long double), pe);
+	goshmem_fast_put(R_shmem_longdouble_put_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_put_nbi, nelems, sizeof(long double)), pe);
 }
 
 void shmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_char_put_nbi, dest, source, nelems * sizeof(char), pe);
+	goshmem_fast_put(R_shmem_char_put_nbi, dest, source, goshmem_nbytes(R_shmem_char_put_nbi, nelems, sizeof(char)), pe);
 }
 
 void shmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_schar_put_nbi, dest, source, nelems * sizeof(signed char), pe);
+	goshmem_fast_put(R_shmem_schar_put_nbi, dest, source, goshmem_nbytes(R_shmem_schar_put_nbi, nelems, sizeof(signed char)), pe);
 }
 
 void shmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_short_put_nbi, dest, source, nelems * sizeof(short), pe);
+	goshmem_fast_put(R_shmem_short_put_nbi, dest, source, goshmem_nbytes(R_shmem_short_put_nbi, nelems, sizeof(short)), pe);
 }
 
 void shmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int_put_nbi, dest, source, nelems * sizeof(int), pe);
+	goshmem_fast_put(R_shmem_int_put_nbi, dest, source, goshmem_nbytes(R_shmem_int_put_nbi, nelems, sizeof(int)), pe);
 }
 
 void shmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_long_put_nbi, dest, source, nelems * sizeof(long), pe);
+	goshmem_fast_put(R_shmem_long_put_nbi, dest, source, goshmem_nbytes(R_shmem_long_put_nbi, nelems, sizeof(long)), pe);
 }
 
 void shmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longlong_put_nbi, dest, source, nelems * sizeof(long long), pe);
+	goshmem_fast_put(R_shmem_longlong_put_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_put_nbi, nelems, sizeof(long long)), pe);
 }
 
 void shmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uchar_put_nbi, dest, source, nelems * sizeof(unsigned char), pe);
+	goshmem_fast_put(R_shmem_uchar_put_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_put_nbi, nelems, sizeof(unsigned char)), pe);
 }
 
 void shmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ushort_put_nbi, dest, source, nelems * sizeof(unsigned short), pe);
+	goshmem_fast_put(R_shmem_ushort_put_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_put_nbi, nelems, sizeof(unsigned short)), pe);
 }
 
 void shmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint_put_nbi, dest, source, nelems * sizeof(unsigned int), pe);
+	goshmem_fast_put(R_shmem_uint_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint_put_nbi, nelems, sizeof(unsigned int)), pe);
 }
 
 void shmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulong_put_nbi, dest, source, nelems * sizeof(unsigned long), pe);
+	goshmem_fast_put(R_shmem_ulong_put_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_put_nbi, nelems, sizeof(unsigned long)), pe);
 }
 
 void shmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulonglong_put_nbi, dest, source, nelems * sizeof(unsigned long long), pe);
+	goshmem_fast_put(R_shmem_ulonglong_put_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_nbi, nelems, sizeof(unsigned long long)), pe);
 }
 
 void shmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int8_put_nbi, dest, source, nelems * sizeof(int8_t), pe);
+	goshmem_fast_put(R_shmem_int8_put_nbi, dest, source, goshmem_nbytes(R_shmem_int8_put_nbi, nelems, sizeof(int8_t)), pe);
 }
 
 void shmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int16_put_nbi, dest, source, nelems * sizeof(int16_t), pe);
+	goshmem_fast_put(R_shmem_int16_put_nbi, dest, source, goshmem_nbytes(R_shmem_int16_put_nbi, nelems, sizeof(int16_t)), pe);
 }
 
 void shmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int32_put_nbi, dest, source, nelems * sizeof(int32_t), pe);
+	goshmem_fast_put(R_shmem_int32_put_nbi, dest, source, goshmem_nbytes(R_shmem_int32_put_nbi, nelems, sizeof(int32_t)), pe);
 }
 
 void shmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int64_put_nbi, dest, source, nelems * sizeof(int64_t), pe);
+	goshmem_fast_put(R_shmem_int64_put_nbi, dest, source, goshmem_nbytes(R_shmem_int64_put_nbi, nelems, sizeof(int64_t)), pe);
 }
 
 void shmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint8_put_nbi, dest, source, nelems * sizeof(uint8_t), pe);
+	goshmem_fast_put(R_shmem_uint8_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_put_nbi, nelems, sizeof(uint8_t)), pe);
 }
 
 void shmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint16_put_nbi, dest, source, nelems * sizeof(uint16_t), pe);
+	goshmem_fast_put(R_shmem_uint16_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_put_nbi, nelems, sizeof(uint16_t)), pe);
 }
 
 void shmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint32_put_nbi, dest, source, nelems * sizeof(uint32_t), pe);
+	goshmem_fast_put(R_shmem_uint32_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_put_nbi, nelems, sizeof(uint32_t)), pe);
 }
 
 void shmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint64_put_nbi, dest, source, nelems * sizeof(uint64_t), pe);
+	goshmem_fast_put(R_shmem_uint64_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_put_nbi, nelems, sizeof(uint64_t)), pe);
 }
 
 void shmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_size_put_nbi, dest, source, nelems * sizeof(size_t), pe);
+	goshmem_fast_put(R_shmem_size_put_nbi, dest, source, goshmem_nbytes(R_shmem_size_put_nbi, nelems, sizeof(size_t)), pe);
 }
 
 void shmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ptrdiff_put_nbi, dest, source, nelems * sizeof(ptrdiff_t), pe);
+	goshmem_fast_put(R_shmem_ptrdiff_put_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_nbi, nelems, sizeof(ptrdiff_t)), pe);
 }
 
 void shmem_float_get(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_float_get, dest, source, nelems * sizeof(float), pe);
+	goshmem_fast_get(R_shmem_float_get, dest, source, goshmem_nbytes(R_shmem_float_get, nelems, sizeof(float)), pe);
 }
 
 void shmem_double_get(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_double_get, dest, source, nelems * sizeof(double), pe);
+	goshmem_fast_get(R_shmem_double_get, dest, source, goshmem_nbytes(R_shmem_double_get, nelems, sizeof(double)), pe);
 }
 
 void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longdouble_get, dest, source, nelems * sizeof(long double), pe);
+	goshmem_fast_get(R_shmem_longdouble_get, dest, source, goshmem_nbytes(R_shmem_longdouble_get, nelems, sizeof(long double)), pe);
 }
 
 void shmem_char_get(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_char_get, dest, source, nelems * sizeof(char), pe);
+	goshmem_fast_get(R_shmem_char_get, dest, source, goshmem_nbytes(R_shmem_char_get, nelems, sizeof(char)), pe);
 }
 
 void shmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_schar_get, dest, source, nelems * sizeof(signed char), pe);
+	goshmem_fast_get(R_shmem_schar_get, dest, source, goshmem_nbytes(R_shmem_schar_get, nelems, sizeof(signed char)), pe);
 }
 
 void shmem_short_get(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_short_get, dest, source, nelems * sizeof(short), pe);
+	goshmem_fast_get(R_shmem_short_get, dest, source, goshmem_nbytes(R_shmem_short_get, nelems, sizeof(short)), pe);
 }
 
 void shmem_int_get(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int_get, dest, source, nelems * sizeof(int), pe);
+	goshmem_fast_get(R_shmem_int_get, dest, source, goshmem_nbytes(R_shmem_int_get, nelems, sizeof(int)), pe);
 }
 
 void shmem_long_get(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_long_get, dest, source, nelems * sizeof(long), pe);
+	goshmem_fast_get(R_shmem_long_get, dest, source, goshmem_nbytes(R_shmem_long_get, nelems, sizeof(long)), pe);
 }
 
 void shmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longlong_get, dest, source, nelems * sizeof(long long), pe);
+	goshmem_fast_get(R_shmem_longlong_get, dest, source, goshmem_nbytes(R_shmem_longlong_get, nelems, sizeof(long long)), pe);
 }
 
 void shmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uchar_get, dest, source, nelems * sizeof(unsigned char), pe);
+	goshmem_fast_get(R_shmem_uchar_get, dest, source, goshmem_nbytes(R_shmem_uchar_get, nelems, sizeof(unsigned char)), pe);
 }
 
 void shmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ushort_get, dest, source, nelems * sizeof(unsigned short), pe);
+	goshmem_fast_get(R_shmem_ushort_get, dest, source, goshmem_nbytes(R_shmem_ushort_get, nelems, sizeof(unsigned short)), pe);
 }
 
 void shmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint_get, dest, source, nelems * sizeof(unsigned int), pe);
+	goshmem_fast_get(R_shmem_uint_get, dest, source, goshmem_nbytes(R_shmem_uint_get, nelems, sizeof(unsigned int)), pe);
 }
 
 void shmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulong_get, dest, source, nelems * sizeof(unsigned long), pe);
+	goshmem_fast_get(R_shmem_ulong_get, dest, source, goshmem_nbytes(R_shmem_ulong_get, nelems, sizeof(unsigned long)), pe);
 }
 
 void shmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulonglong_get, dest, source, nelems * sizeof(unsigned long long), pe);
+	goshmem_fast_get(R_shmem_ulonglong_get, dest, source, goshmem_nbytes(R_shmem_ulonglong_get, nelems, sizeof(unsigned long long)), pe);
 }
 
 void shmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int8_get, dest, source, nelems * sizeof(int8_t), pe);
+	goshmem_fast_get(R_shmem_int8_get, dest, source, goshmem_nbytes(R_shmem_int8_get, nelems, sizeof(int8_t)), pe);
 }
 
 void shmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int16_get, dest, source, nelems * sizeof(int16_t), pe);
+	goshmem_fast_get(R_shmem_int16_get, dest, source, goshmem_nbytes(R_shmem_int16_get, nelems, sizeof(int16_t)), pe);
 }
 
 void shmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int32_get, dest, source, nelems * sizeof(int32_t), pe);
+	goshmem_fast_get(R_shmem_int32_get, dest, source, goshmem_nbytes(R_shmem_int32_get, nelems, sizeof(int32_t)), pe);
 }
 
 void shmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int64_get, dest, source, nelems * sizeof(int64_t), pe);
+	goshmem_fast_get(R_shmem_int64_get, dest, source, goshmem_nbytes(R_shmem_int64_get, nelems, sizeof(int64_t)), pe);
 }
 
 void shmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint8_get, dest, source, nelems * sizeof(uint8_t), pe);
+	goshmem_fast_get(R_shmem_uint8_get, dest, source, goshmem_nbytes(R_shmem_uint8_get, nelems, sizeof(uint8_t)), pe);
 }
 
 void shmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint16_get, dest, source, nelems * sizeof(uint16_t), pe);
+	goshmem_fast_get(R_shmem_uint16_get, dest, source, goshmem_nbytes(R_shmem_uint16_get, nelems, sizeof(uint16_t)), pe);
 }
 
 void shmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint32_get, dest, source, nelems * sizeof(uint32_t), pe);
+	goshmem_fast_get(R_shmem_uint32_get, dest, source, goshmem_nbytes(R_shmem_uint32_get, nelems, sizeof(uint32_t)), pe);
 }
 
 void shmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint64_get, dest, source, nelems * sizeof(uint64_t), pe);
+	goshmem_fast_get(R_shmem_uint64_get, dest, source, goshmem_nbytes(R_shmem_uint64_get, nelems, sizeof(uint64_t)), pe);
 }
 
 void shmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_size_get, dest, source, nelems * sizeof(size_t), pe);
+	goshmem_fast_get(R_shmem_size_get, dest, source, goshmem_nbytes(R_shmem_size_get, nelems, sizeof(size_t)), pe);
 }
 
 void shmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ptrdiff_get, dest, source, nelems * sizeof(ptrdiff_t), pe);
+	goshmem_fast_get(R_shmem_ptrdiff_get, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get, nelems, sizeof(ptrdiff_t)), pe);
 }
 
 void shmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_float_get_nbi, dest, source, nelems * sizeof(float), pe);
+	goshmem_fast_get(R_shmem_float_get_nbi, dest, source, goshmem_nbytes(R_shmem_float_get_nbi, nelems, sizeof(float)), pe);
 }
 
 void shmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_double_get_nbi, dest, source, nelems * sizeof(double), pe);
+	goshmem_fast_get(R_shmem_double_get_nbi, dest, source, goshmem_nbytes(R_shmem_double_get_nbi, nelems, sizeof(double)), pe);
 }
 
 void shmem_longdouble_get_nbi(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longdouble_get_nbi, dest, source, nelems * sizeof(long double), pe);
+	goshmem_fast_get(R_shmem_longdouble_get_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_get_nbi, nelems, sizeof(long double)), pe);
 }
 
 void shmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_char_get_nbi, dest, source, nelems * sizeof(char), pe);
+	goshmem_fast_get(R_shmem_char_get_nbi, dest, source, goshmem_nbytes(R_shmem_char_get_nbi, nelems, sizeof(char)), pe);
 }
 
 void shmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_schar_get_nbi, dest, source, nelems * sizeof(signed char), pe);
+	goshmem_fast_get(R_shmem_schar_get_nbi, dest, source, goshmem_nbytes(R_shmem_schar_get_nbi, nelems, sizeof(signed char)), pe);
 }
 
 void shmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_short_get_nbi, dest, source, nelems * sizeof(short), pe);
+	goshmem_fast_get(R_shmem_short_get_nbi, dest, source, goshmem_nbytes(R_shmem_short_get_nbi, nelems, sizeof(short)), pe);
 }
 
 void shmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int_get_nbi, dest, source, nelems * sizeof(int), pe);
+	goshmem_fast_get(R_shmem_int_get_nbi, dest, source, goshmem_nbytes(R_shmem_int_get_nbi, nelems, sizeof(int)), pe);
 }
 
 void shmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_long_get_nbi, dest, source, nelems * sizeof(long), pe);
+	goshmem_fast_get(R_shmem_long_get_nbi, dest, source, goshmem_nbytes(R_shmem_long_get_nbi, nelems, sizeof(long)), pe);
 }
 
 void shmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longlong_get_nbi, dest, source, nelems * sizeof(long long), pe);
+	goshmem_fast_get(R_shmem_longlong_get_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_get_nbi, nelems, sizeof(long long)), pe);
 }
 
 void shmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uchar_get_nbi, dest, source, nelems * sizeof(unsigned char), pe);
+	goshmem_fast_get(R_shmem_uchar_get_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_get_nbi, nelems, sizeof(unsigned char)), pe);
 }
 
 void shmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ushort_get_nbi, dest, source, nelems * sizeof(unsigned short), pe);
+	goshmem_fast_get(R_shmem_ushort_get_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_get_nbi, nelems, sizeof(unsigned short)), pe);
 }
 
 void shmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint_get_nbi, dest, source, nelems * sizeof(unsigned int), pe);
+	goshmem_fast_get(R_shmem_uint_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint_get_nbi, nelems, sizeof(unsigned int)), pe);
 }
 
 void shmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulong_get_nbi, dest, source, nelems * sizeof(unsigned long), pe);
+	goshmem_fast_get(R_shmem_ulong_get_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_get_nbi, nelems, sizeof(unsigned long)), pe);
 }
 
 void shmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulonglong_get_nbi, dest, source, nelems * sizeof(unsigned long long), pe);
+	goshmem_fast_get(R_shmem_ulonglong_get_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_get_nbi, nelems, sizeof(unsigned long long)), pe);
 }
 
 void shmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int8_get_nbi, dest, source, nelems * sizeof(int8_t), pe);
+	goshmem_fast_get(R_shmem_int8_get_nbi, dest, source, goshmem_nbytes(R_shmem_int8_get_nbi, nelems, sizeof(int8_t)), pe);
 }
 
 void shmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int16_get_nbi, dest, source, nelems * sizeof(int16_t), pe);
+	goshmem_fast_get(R_shmem_int16_get_nbi, dest, source, goshmem_nbytes(R_shmem_int16_get_nbi, nelems, sizeof(int16_t)), pe);
 }
 
 void shmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int32_get_nbi, dest, source, nelems * sizeof(int32_t), pe);
+	goshmem_fast_get(R_shmem_int32_get_nbi, dest, source, goshmem_nbytes(R_shmem_int32_get_nbi, nelems, sizeof(int32_t)), pe);
 }
 
 void shmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int64_get_nbi, dest, source, nelems * sizeof(int64_t), pe);
+	goshmem_fast_get(R_shmem_int64_get_nbi, dest, source, goshmem_nbytes(R_shmem_int64_get_nbi, nelems, sizeof(int64_t)), pe);
 }
 
 void shmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint8_get_nbi, dest, source, nelems * sizeof(uint8_t), pe);
+	goshmem_fast_get(R_shmem_uint8_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_get_nbi, nelems, sizeof(uint8_t)), pe);
 }
 
 void shmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint16_get_nbi, dest, source, nelems * sizeof(uint16_t), pe);
+	goshmem_fast_get(R_shmem_uint16_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_get_nbi, nelems, sizeof(uint16_t)), pe);
 }
 
 void shmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint32_get_nbi, dest, source, nelems * sizeof(uint32_t), pe);
+	goshmem_fast_get(R_shmem_uint32_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_get_nbi, nelems, sizeof(uint32_t)), pe);
 }
 
 void shmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint64_get_nbi, dest, source, nelems * sizeof(uint64_t), pe);
+	goshmem_fast_get(R_shmem_uint64_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_get_nbi, nelems, sizeof(uint64_t)), pe);
 }
 
 void shmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_size_get_nbi, dest, source, nelems * sizeof(size_t), pe);
+	goshmem_fast_get(R_shmem_size_get_nbi, dest, source, goshmem_nbytes(R_shmem_size_get_nbi, nelems, sizeof(size_t)), pe);
 }
 
 void shmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ptrdiff_get_nbi, dest, source, nelems * sizeof(ptrdiff_t), pe);
+	goshmem_fast_get(R_shmem_ptrdiff_get_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get_nbi, nelems, sizeof(ptrdiff_t)), pe);
 }
 
 void shmem_float_p(float *dest, float value, int pe)
@@ -2682,242 +2682,242 @@ void shmem_ptrdiff_iget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst,
 
 void shmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_float_put_signal, dest, source, nelems * sizeof(float), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_float_put_signal, dest, source, goshmem_nbytes(R_shmem_float_put_signal, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_double_put_signal, dest, source, nelems * sizeof(double), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_double_put_signal, dest, source, goshmem_nbytes(R_shmem_double_put_signal, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longdouble_put_signal, dest, source, nelems * sizeof(long double), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_longdouble_put_signal, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_char_put_signal, dest, source, nelems * sizeof(char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_char_put_signal, dest, source, goshmem_nbytes(R_shmem_char_put_signal, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_schar_put_signal, dest, source, nelems * sizeof(signed char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_schar_put_signal, dest, source, goshmem_nbytes(R_shmem_schar_put_signal, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_short_put_signal, dest, source, nelems * sizeof(short), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_short_put_signal, dest, source, goshmem_nbytes(R_shmem_short_put_signal, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int_put_signal, dest, source, nelems * sizeof(int), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int_put_signal, dest, source, goshmem_nbytes(R_shmem_int_put_signal, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_long_put_signal, dest, source, nelems * sizeof(long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_long_put_signal, dest, source, goshmem_nbytes(R_shmem_long_put_signal, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longlong_put_signal, dest, source, nelems * sizeof(long long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_longlong_put_signal, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uchar_put_signal, dest, source, nelems * sizeof(unsigned char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uchar_put_signal, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ushort_put_signal, dest, source, nelems * sizeof(unsigned short), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ushort_put_signal, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint_put_signal, dest, source, nelems * sizeof(unsigned int), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint_put_signal, dest, source, goshmem_nbytes(R_shmem_uint_put_signal, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulong_put_signal, dest, source, nelems * sizeof(unsigned long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ulong_put_signal, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal, dest, source, nelems * sizeof(unsigned long long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int8_put_signal, dest, source, nelems * sizeof(int8_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int8_put_signal, dest, source, goshmem_nbytes(R_shmem_int8_put_signal, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int16_put_signal, dest, source, nelems * sizeof(int16_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int16_put_signal, dest, source, goshmem_nbytes(R_shmem_int16_put_signal, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int32_put_signal, dest, source, nelems * sizeof(int32_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int32_put_signal, dest, source, goshmem_nbytes(R_shmem_int32_put_signal, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int64_put_signal, dest, source, nelems * sizeof(int64_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int64_put_signal, dest, source, goshmem_nbytes(R_shmem_int64_put_signal, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint8_put_signal, dest, source, nelems * sizeof(uint8_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint8_put_signal, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint16_put_signal, dest, source, nelems * sizeof(uint16_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint16_put_signal, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint32_put_signal, dest, source, nelems * sizeof(uint32_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint32_put_signal, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint64_put_signal, dest, source, nelems * sizeof(uint64_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint64_put_signal, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_size_put_signal, dest, source, nelems * sizeof(size_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_size_put_signal, dest, source, goshmem_nbytes(R_shmem_size_put_signal, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal, dest, source, nelems * sizeof(ptrdiff_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_float_put_signal_nbi, dest, source, nelems * sizeof(float), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_float_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_float_put_signal_nbi, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_double_put_signal_nbi, dest, source, nelems * sizeof(double), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_double_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_double_put_signal_nbi, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longdouble_put_signal_nbi, dest, source, nelems * sizeof(long double), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_longdouble_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal_nbi, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_char_put_signal_nbi, dest, source, nelems * sizeof(char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_char_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_char_put_signal_nbi, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_schar_put_signal_nbi, dest, source, nelems * sizeof(signed char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_schar_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_schar_put_signal_nbi, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_short_put_signal_nbi, dest, source, nelems * sizeof(short), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_short_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_short_put_signal_nbi, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int_put_signal_nbi, dest, source, nelems * sizeof(int), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int_put_signal_nbi, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_long_put_signal_nbi, dest, source, nelems * sizeof(long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_long_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_long_put_signal_nbi, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longlong_put_signal_nbi, dest, source, nelems * sizeof(long long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_longlong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal_nbi, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uchar_put_signal_nbi, dest, source, nelems * sizeof(unsigned char), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uchar_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal_nbi, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ushort_put_signal_nbi, dest, source, nelems * sizeof(unsigned short), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ushort_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal_nbi, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint_put_signal_nbi, dest, source, nelems * sizeof(unsigned int), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint_put_signal_nbi, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulong_put_signal_nbi, dest, source, nelems * sizeof(unsigned long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ulong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal_nbi, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal_nbi, dest, source, nelems * sizeof(unsigned long long), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal_nbi, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int8_put_signal_nbi, dest, source, nelems * sizeof(int8_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int8_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int8_put_signal_nbi, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int16_put_signal_nbi, dest, source, nelems * sizeof(int16_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int16_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int16_put_signal_nbi, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int32_put_signal_nbi, dest, source, nelems * sizeof(int32_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int32_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int32_put_signal_nbi, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int64_put_signal_nbi, dest, source, nelems * sizeof(int64_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_int64_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int64_put_signal_nbi, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint8_put_signal_nbi, dest, source, nelems * sizeof(uint8_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint8_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal_nbi, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint16_put_signal_nbi, dest, source, nelems * sizeof(uint16_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint16_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal_nbi, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint32_put_signal_nbi, dest, source, nelems * sizeof(uint32_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint32_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal_nbi, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint64_put_signal_nbi, dest, source, nelems * sizeof(uint64_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_uint64_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal_nbi, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_size_put_signal_nbi, dest, source, nelems * sizeof(size_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_size_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_size_put_signal_nbi, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
 }
 
 void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal_nbi, dest, source, nelems * sizeof(ptrdiff_t), sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal_nbi, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
 }
 
 /* Remote memory access, sized and in bytes */
@@ -5414,362 +5414,362 @@ void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 
 int shmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_float_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(float), PE_root);
+	return goshmem_broadcast_team(R_shmem_float_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_broadcast, nelems, sizeof(float)), PE_root);
 }
 
 int shmem_double_broadcast(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_double_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(double), PE_root);
+	return goshmem_broadcast_team(R_shmem_double_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_broadcast, nelems, sizeof(double)), PE_root);
 }
 
 int shmem_longdouble_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_longdouble_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long double), PE_root);
+	return goshmem_broadcast_team(R_shmem_longdouble_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_broadcast, nelems, sizeof(long double)), PE_root);
 }
 
 int shmem_char_broadcast(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_char_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(char), PE_root);
+	return goshmem_broadcast_team(R_shmem_char_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_broadcast, nelems, sizeof(char)), PE_root);
 }
 
 int shmem_schar_broadcast(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_schar_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(signed char), PE_root);
+	return goshmem_broadcast_team(R_shmem_schar_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_broadcast, nelems, sizeof(signed char)), PE_root);
 }
 
 int shmem_short_broadcast(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_short_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(short), PE_root);
+	return goshmem_broadcast_team(R_shmem_short_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_broadcast, nelems, sizeof(short)), PE_root);
 }
 
 int shmem_int_broadcast(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_int_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int), PE_root);
+	return goshmem_broadcast_team(R_shmem_int_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_broadcast, nelems, sizeof(int)), PE_root);
 }
 
 int shmem_long_broadcast(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_long_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long), PE_root);
+	return goshmem_broadcast_team(R_shmem_long_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_broadcast, nelems, sizeof(long)), PE_root);
 }
 
 int shmem_longlong_broadcast(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_longlong_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long long), PE_root);
+	return goshmem_broadcast_team(R_shmem_longlong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_broadcast, nelems, sizeof(long long)), PE_root);
 }
 
 int shmem_uchar_broadcast(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uchar_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned char), PE_root);
+	return goshmem_broadcast_team(R_shmem_uchar_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_broadcast, nelems, sizeof(unsigned char)), PE_root);
 }
 
 int shmem_ushort_broadcast(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_ushort_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned short), PE_root);
+	return goshmem_broadcast_team(R_shmem_ushort_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_broadcast, nelems, sizeof(unsigned short)), PE_root);
 }
 
 int shmem_uint_broadcast(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uint_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned int), PE_root);
+	return goshmem_broadcast_team(R_shmem_uint_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_broadcast, nelems, sizeof(unsigned int)), PE_root);
 }
 
 int shmem_ulong_broadcast(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_ulong_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long), PE_root);
+	return goshmem_broadcast_team(R_shmem_ulong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_broadcast, nelems, sizeof(unsigned long)), PE_root);
 }
 
 int shmem_ulonglong_broadcast(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_ulonglong_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long long), PE_root);
+	return goshmem_broadcast_team(R_shmem_ulonglong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_broadcast, nelems, sizeof(unsigned long long)), PE_root);
 }
 
 int shmem_int8_broadcast(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_int8_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int8_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_int8_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_broadcast, nelems, sizeof(int8_t)), PE_root);
 }
 
 int shmem_int16_broadcast(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_int16_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int16_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_int16_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_broadcast, nelems, sizeof(int16_t)), PE_root);
 }
 
 int shmem_int32_broadcast(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_int32_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int32_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_int32_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_broadcast, nelems, sizeof(int32_t)), PE_root);
 }
 
 int shmem_int64_broadcast(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_int64_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int64_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_int64_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_broadcast, nelems, sizeof(int64_t)), PE_root);
 }
 
 int shmem_uint8_broadcast(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uint8_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint8_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_uint8_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_broadcast, nelems, sizeof(uint8_t)), PE_root);
 }
 
 int shmem_uint16_broadcast(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uint16_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint16_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_uint16_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_broadcast, nelems, sizeof(uint16_t)), PE_root);
 }
 
 int shmem_uint32_broadcast(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uint32_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint32_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_uint32_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_broadcast, nelems, sizeof(uint32_t)), PE_root);
 }
 
 int shmem_uint64_broadcast(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_uint64_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint64_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_uint64_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_broadcast, nelems, sizeof(uint64_t)), PE_root);
 }
 
 int shmem_size_broadcast(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_size_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(size_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_size_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_broadcast, nelems, sizeof(size_t)), PE_root);
 }
 
 int shmem_ptrdiff_broadcast(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root)
 {
-	return goshmem_broadcast_team(R_shmem_ptrdiff_broadcast, (uintptr_t)team, dest, (void *)source, nelems * sizeof(ptrdiff_t), PE_root);
+	return goshmem_broadcast_team(R_shmem_ptrdiff_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_broadcast, nelems, sizeof(ptrdiff_t)), PE_root);
 }
 
 int shmem_float_collect(shmem_team_t team, float *dest, const float *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_float_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(float), 0);
+	return goshmem_collect_team(R_shmem_float_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_collect, nelems, sizeof(float)), 0);
 }
 
 int shmem_double_collect(shmem_team_t team, double *dest, const double *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_double_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(double), 0);
+	return goshmem_collect_team(R_shmem_double_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_collect, nelems, sizeof(double)), 0);
 }
 
 int shmem_longdouble_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_longdouble_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long double), 0);
+	return goshmem_collect_team(R_shmem_longdouble_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_collect, nelems, sizeof(long double)), 0);
 }
 
 int shmem_char_collect(shmem_team_t team, char *dest, const char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_char_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(char), 0);
+	return goshmem_collect_team(R_shmem_char_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_collect, nelems, sizeof(char)), 0);
 }
 
 int shmem_schar_collect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_schar_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(signed char), 0);
+	return goshmem_collect_team(R_shmem_schar_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_collect, nelems, sizeof(signed char)), 0);
 }
 
 int shmem_short_collect(shmem_team_t team, short *dest, const short *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_short_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(short), 0);
+	return goshmem_collect_team(R_shmem_short_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_collect, nelems, sizeof(short)), 0);
 }
 
 int shmem_int_collect(shmem_team_t team, int *dest, const int *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int), 0);
+	return goshmem_collect_team(R_shmem_int_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_collect, nelems, sizeof(int)), 0);
 }
 
 int shmem_long_collect(shmem_team_t team, long *dest, const long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_long_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long), 0);
+	return goshmem_collect_team(R_shmem_long_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_collect, nelems, sizeof(long)), 0);
 }
 
 int shmem_longlong_collect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_longlong_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long long), 0);
+	return goshmem_collect_team(R_shmem_longlong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_collect, nelems, sizeof(long long)), 0);
 }
 
 int shmem_uchar_collect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uchar_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned char), 0);
+	return goshmem_collect_team(R_shmem_uchar_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_collect, nelems, sizeof(unsigned char)), 0);
 }
 
 int shmem_ushort_collect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ushort_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned short), 0);
+	return goshmem_collect_team(R_shmem_ushort_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_collect, nelems, sizeof(unsigned short)), 0);
 }
 
 int shmem_uint_collect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned int), 0);
+	return goshmem_collect_team(R_shmem_uint_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_collect, nelems, sizeof(unsigned int)), 0);
 }
 
 int shmem_ulong_collect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ulong_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long), 0);
+	return goshmem_collect_team(R_shmem_ulong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_collect, nelems, sizeof(unsigned long)), 0);
 }
 
 int shmem_ulonglong_collect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ulonglong_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long long), 0);
+	return goshmem_collect_team(R_shmem_ulonglong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_collect, nelems, sizeof(unsigned long long)), 0);
 }
 
 int shmem_int8_collect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int8_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int8_t), 0);
+	return goshmem_collect_team(R_shmem_int8_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_collect, nelems, sizeof(int8_t)), 0);
 }
 
 int shmem_int16_collect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int16_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int16_t), 0);
+	return goshmem_collect_team(R_shmem_int16_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_collect, nelems, sizeof(int16_t)), 0);
 }
 
 int shmem_int32_collect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int32_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int32_t), 0);
+	return goshmem_collect_team(R_shmem_int32_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_collect, nelems, sizeof(int32_t)), 0);
 }
 
 int shmem_int64_collect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int64_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int64_t), 0);
+	return goshmem_collect_team(R_shmem_int64_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_collect, nelems, sizeof(int64_t)), 0);
 }
 
 int shmem_uint8_collect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint8_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint8_t), 0);
+	return goshmem_collect_team(R_shmem_uint8_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_collect, nelems, sizeof(uint8_t)), 0);
 }
 
 int shmem_uint16_collect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint16_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint16_t), 0);
+	return goshmem_collect_team(R_shmem_uint16_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_collect, nelems, sizeof(uint16_t)), 0);
 }
 
 int shmem_uint32_collect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint32_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint32_t), 0);
+	return goshmem_collect_team(R_shmem_uint32_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_collect, nelems, sizeof(uint32_t)), 0);
 }
 
 int shmem_uint64_collect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint64_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint64_t), 0);
+	return goshmem_collect_team(R_shmem_uint64_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_collect, nelems, sizeof(uint64_t)), 0);
 }
 
 int shmem_size_collect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_size_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(size_t), 0);
+	return goshmem_collect_team(R_shmem_size_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_collect, nelems, sizeof(size_t)), 0);
 }
 
 int shmem_ptrdiff_collect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ptrdiff_collect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(ptrdiff_t), 0);
+	return goshmem_collect_team(R_shmem_ptrdiff_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_collect, nelems, sizeof(ptrdiff_t)), 0);
 }
 
 int shmem_float_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_float_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(float), 1);
+	return goshmem_collect_team(R_shmem_float_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_fcollect, nelems, sizeof(float)), 1);
 }
 
 int shmem_double_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_double_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(double), 1);
+	return goshmem_collect_team(R_shmem_double_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_fcollect, nelems, sizeof(double)), 1);
 }
 
 int shmem_longdouble_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_longdouble_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long double), 1);
+	return goshmem_collect_team(R_shmem_longdouble_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_fcollect, nelems, sizeof(long double)), 1);
 }
 
 int shmem_char_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_char_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(char), 1);
+	return goshmem_collect_team(R_shmem_char_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_fcollect, nelems, sizeof(char)), 1);
 }
 
 int shmem_schar_fcollect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_schar_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(signed char), 1);
+	return goshmem_collect_team(R_shmem_schar_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_fcollect, nelems, sizeof(signed char)), 1);
 }
 
 int shmem_short_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_short_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(short), 1);
+	return goshmem_collect_team(R_shmem_short_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_fcollect, nelems, sizeof(short)), 1);
 }
 
 int shmem_int_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int), 1);
+	return goshmem_collect_team(R_shmem_int_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_fcollect, nelems, sizeof(int)), 1);
 }
 
 int shmem_long_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_long_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long), 1);
+	return goshmem_collect_team(R_shmem_long_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_fcollect, nelems, sizeof(long)), 1);
 }
 
 int shmem_longlong_fcollect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_longlong_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(long long), 1);
+	return goshmem_collect_team(R_shmem_longlong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_fcollect, nelems, sizeof(long long)), 1);
 }
 
 int shmem_uchar_fcollect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uchar_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned char), 1);
+	return goshmem_collect_team(R_shmem_uchar_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_fcollect, nelems, sizeof(unsigned char)), 1);
 }
 
 int shmem_ushort_fcollect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ushort_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned short), 1);
+	return goshmem_collect_team(R_shmem_ushort_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_fcollect, nelems, sizeof(unsigned short)), 1);
 }
 
 int shmem_uint_fcollect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned int), 1);
+	return goshmem_collect_team(R_shmem_uint_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_fcollect, nelems, sizeof(unsigned int)), 1);
 }
 
 int shmem_ulong_fcollect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ulong_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long), 1);
+	return goshmem_collect_team(R_shmem_ulong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_fcollect, nelems, sizeof(unsigned long)), 1);
 }
 
 int shmem_ulonglong_fcollect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ulonglong_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(unsigned long long), 1);
+	return goshmem_collect_team(R_shmem_ulonglong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_fcollect, nelems, sizeof(unsigned long long)), 1);
 }
 
 int shmem_int8_fcollect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int8_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int8_t), 1);
+	return goshmem_collect_team(R_shmem_int8_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_fcollect, nelems, sizeof(int8_t)), 1);
 }
 
 int shmem_int16_fcollect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int16_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int16_t), 1);
+	return goshmem_collect_team(R_shmem_int16_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_fcollect, nelems, sizeof(int16_t)), 1);
 }
 
 int shmem_int32_fcollect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int32_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int32_t), 1);
+	return goshmem_collect_team(R_shmem_int32_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_fcollect, nelems, sizeof(int32_t)), 1);
 }
 
 int shmem_int64_fcollect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_int64_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(int64_t), 1);
+	return goshmem_collect_team(R_shmem_int64_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_fcollect, nelems, sizeof(int64_t)), 1);
 }
 
 int shmem_uint8_fcollect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint8_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint8_t), 1);
+	return goshmem_collect_team(R_shmem_uint8_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_fcollect, nelems, sizeof(uint8_t)), 1);
 }
 
 int shmem_uint16_fcollect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint16_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint16_t), 1);
+	return goshmem_collect_team(R_shmem_uint16_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_fcollect, nelems, sizeof(uint16_t)), 1);
 }
 
 int shmem_uint32_fcollect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint32_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint32_t), 1);
+	return goshmem_collect_team(R_shmem_uint32_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_fcollect, nelems, sizeof(uint32_t)), 1);
 }
 
 int shmem_uint64_fcollect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_uint64_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(uint64_t), 1);
+	return goshmem_collect_team(R_shmem_uint64_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_fcollect, nelems, sizeof(uint64_t)), 1);
 }
 
 int shmem_size_fcollect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_size_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(size_t), 1);
+	return goshmem_collect_team(R_shmem_size_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_fcollect, nelems, sizeof(size_t)), 1);
 }
 
 int shmem_ptrdiff_fcollect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
 {
-	return goshmem_collect_team(R_shmem_ptrdiff_fcollect, (uintptr_t)team, dest, (void *)source, nelems * sizeof(ptrdiff_t), 1);
+	return goshmem_collect_team(R_shmem_ptrdiff_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_fcollect, nelems, sizeof(ptrdiff_t)), 1);
 }
 
 int shmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems)

@@ -16,10 +16,13 @@ import (
 
 var (
 	debug     bool
-	hangAfter = 10 * time.Second // a wait this long is reported once (debug only)
+	hangAfter time.Duration // a wait this long ends the job with a report (debug only; 0: never)
 )
 
-func debugInit() { debug = conf.Bool("SHMEM_DEBUG") }
+func debugInit() {
+	debug = conf.Bool("SHMEM_DEBUG")
+	hangAfter = time.Duration(conf.Int("SHMEM_DEBUG_TIMEOUT")) * time.Second
+}
 
 // Debug reports whether SHMEM_DEBUG is on.
 func Debug() bool { return debug }
@@ -51,20 +54,6 @@ func DebugAgree(who, what string, v uint64) {
 	}
 }
 
-// debugHang prints, once per wait, where a PE has waited for longer than hangAfter.
-func debugHang(slot *shm.Slot) {
-	if !debug {
-		return
-	}
-	since := atomic.LoadInt64(&slot.WaitSince)
-	if since == 0 || time.Since(time.Unix(0, since)) < hangAfter {
-		return
-	}
-	if atomic.CompareAndSwapInt64(&slot.WaitSince, since, 0) {
-		fmt.Fprintf(os.Stderr, "shmem: PE %d has waited %v in %s (word %d)\n", me, hangAfter, WaitName(atomic.LoadUint32(&slot.WaitOp)), atomic.LoadInt32(&slot.WaitArg))
-	}
-}
-
 // Cross-PE checks of collective calls (SHMEM_DEBUG=1). At entry every member publishes its
 // arguments in its slot, the members meet on two reserved words of the call's sync area,
 // and each compares its record with member 0's; a second meeting keeps member 0's record
@@ -78,14 +67,11 @@ type CollCall struct {
 	Root     int64
 	Dst, Src unsafe.Pointer
 	Extra    int64
+	Barrier  bool // an active-set barrier: the next call may reuse its pSync
 }
 
 // debugMeetAfter bounds a debug meeting before it is diagnosed as a mismatch.
 var debugMeetAfter = 5 * time.Second
-
-// maxPlausible bounds what our protocols leave in a sync word before a call: a few
-// pending signals. Anything larger was not initialized to SyncValue.
-const maxPlausible = 1 << 20
 
 func heapOffset(p unsafe.Pointer) int64 {
 	if p == nil || !InHeap(p, 1) {
@@ -94,23 +80,42 @@ func heapOffset(p unsafe.Pointer) int64 {
 	return int64(Offset(p))
 }
 
-// debugEnter runs the checks of one collective call over g (I am member me) on area a.
+// pSync reuse (SHMEM_DEBUG). A pSync may serve a collective only once every PE of the
+// active set has left the previous collective that used it: a barrier or another
+// synchronizing call must come between, or calls alternate two pSync arrays (a barrier is
+// that synchronization: after one, its pSync may serve the next call). Each PE counts its synchronizing calls (collectives, barriers,
+// syncs, the allocator's) and remembers the last pSync and its call's count.
+var (
+	syncCalls uint64
+	lastPSync struct {
+		p       unsafe.Pointer
+		call    uint64
+		who     string
+		barrier bool
+	}
+)
+
+// debugEnter runs the checks of one collective call over g (I am member me) on area a: the
+// members meet on words of their own (not the pSync, which may be the thing misused),
+// compare their arguments with member 0's, check that their pSync holds SyncValue (no
+// member has signalled into it yet: none has left the first meeting's release), and meet
+// again.
 func debugEnter(a area, g Group, me int, c CollCall) {
-	for i := range shm.SyncWords {
-		if a.epoch != 0 {
-			break // a team's own words: they hold epochs, not the user's initialization
+	syncCalls++
+	if a.epoch == 0 {
+		if lastPSync.p == a.p && lastPSync.call == syncCalls-1 && !lastPSync.barrier {
+			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: pSync (heap offset %d) was used by the previous call, %s, with no barrier or other synchronization between: "+
+				"a pSync may be reused only after every PE of the active set has left the call that used it; put a barrier between the calls, or alternate two pSync arrays",
+				c.Who, heapOffset(a.p), lastPSync.who))
 		}
-		if v := atomic.LoadUint64(a.word(i)); v > maxPlausible {
-			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d: pSync[%d] = %d on entry: every pSync element must hold SyncValue (%d) before the first call, and no other call may be using it",
-				c.Who, MyPE(), i, int64(v), shm.SyncValue))
-		}
+		lastPSync.p, lastPSync.call, lastPSync.who, lastPSync.barrier = a.p, syncCalls, c.Who, c.Barrier
 	}
 	rec := &obj.Slot(MyPE()).Coll
 	publish(rec, g, c)
 	if spansNodes(g) {
 		return // the members' records are in their own nodes' memory: only local checks
 	}
-	debugMeet(a, g, me, c)
+	debugMeet(g, me, c)
 	if me != 0 {
 		var r0 shm.DebugRecord
 		readRecord(&obj.Slot(g.PE(0)).Coll, &r0)
@@ -120,7 +125,17 @@ func debugEnter(a area, g Group, me int, c CollCall) {
 			debugFail(msg)
 		}
 	}
-	debugMeet(a, g, me, c)
+	for i := range shm.SyncWords {
+		if a.epoch != 0 {
+			break // a team's own words: they hold epochs, not the user's initialization
+		}
+		if v := atomic.LoadUint64(a.word(i)); v != shm.SyncValue {
+			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d: pSync[%d] = %d on entry: every pSync element must hold SyncValue (%d) before the call: initialize it so before the first call, "+
+				"and reuse a pSync only after every PE of the active set has left the previous call that used it (a barrier between, or two pSync arrays in turn)",
+				c.Who, MyPE(), i, int64(v), shm.SyncValue))
+		}
+	}
+	debugMeet(g, me, c)
 }
 
 // debugLeave marks the end of the call in the record.
@@ -164,6 +179,9 @@ func RecordString(r *shm.DebugRecord) string {
 	if i := strings.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
 	}
+	if name == "" || r.Size < 1 {
+		return "no collective yet"
+	}
 	return fmt.Sprintf("%s over %s", name, Group{Start: int(r.Start), Stride: int(r.Stride), Size: int(r.Size)})
 }
 
@@ -200,9 +218,12 @@ func recordDiff(who string, pe0 int, r0 *shm.DebugRecord, pe int, r *shm.DebugRe
 	return ""
 }
 
-// debugMeet is a linear barrier on the reserved words, bounded by debugMeetAfter; past it
-// the members' records tell what went wrong.
-func debugMeet(a area, g Group, me int, c CollCall) {
+// debugMeet is a linear barrier of the group on two words of each PE's reserved segment
+// part (shm.ReservedDebugOffset), bounded by debugMeetAfter; past it the members' records
+// tell what went wrong. A PE is in one collective at a time, so member 0's words count
+// only its group's arrivals.
+func debugMeet(g Group, me int, c CollCall) {
+	a := area{p: reserved(shm.ReservedDebugOffset)}
 	deadline := time.Now().Add(debugMeetAfter)
 	await := func(word int, n uint64) {
 		w := a.word(word)
@@ -219,13 +240,13 @@ func debugMeet(a area, g Group, me int, c CollCall) {
 		atomic.AddUint64(w, -n)
 	}
 	if me != 0 {
-		a.signal(wordDebugArrive, g.PE(0), 1)
-		await(wordDebugRelease, 1)
+		a.signal(0, g.PE(0), 1)
+		await(1, 1)
 		return
 	}
-	await(wordDebugArrive, uint64(g.Size-1))
+	await(0, uint64(g.Size-1))
 	for j := 1; j < g.Size; j++ {
-		a.signal(wordDebugRelease, g.PE(j), 1)
+		a.signal(1, g.PE(j), 1)
 	}
 }
 

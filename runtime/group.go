@@ -92,9 +92,9 @@ func ActiveSet(who string, start, logStride, size int) (Group, int) {
 		panic(fmt.Sprintf("%s: active set log stride %d out of range [0,30]", who, logStride))
 	case size < 1:
 		panic(fmt.Sprintf("%s: active set size %d must be at least 1", who, size))
-	case start+(size-1)<<logStride >= npes:
-		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %d, out of range [0,%d)",
-			who, start, logStride, size, start+(size-1)<<logStride, npes))
+	case !inRange(start, 1<<logStride, size, npes):
+		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %s, out of range [0,%d)",
+			who, start, logStride, size, reachString(start, 1<<logStride, size), npes))
 	}
 	g := Group{Start: start, Stride: 1 << logStride, Size: size}
 	i := g.Index(me)
@@ -116,21 +116,19 @@ type area struct {
 
 // The words of a sync area, all in one place:
 const (
-	wordDissem       = 0  // 0..31: dissemination rounds
-	wordArrive       = 32 // linear and tree barriers: children -> parent
-	wordRelease      = 33 // linear and tree barriers: parent -> children
-	wordUp           = 34 // a child's partial result is ready
-	wordDown         = 35 // the parent's result is ready
-	wordAck          = 36 // a child has copied its parent's result
-	wordRing         = 37 // the ring predecessor finished a step
-	wordRingAck      = 38 // the ring successor no longer reads my buffers
-	wordPair         = 39 // pairwise alltoall: a block arrived
-	wordEagerAck     = 40 // collect: a receiver has read an announced block
-	wordValue        = 48 // 48..55: small values exchanged by the engine (team creation, collect)
-	wordDebugArrive  = 56 // SHMEM_DEBUG meetings
-	wordDebugRelease = 57
-	wordNet          = 64 // 64..95: the network phase of a collective spanning nodes (hier.go)
-	wordEager        = 96 // 96..SyncWords-1: eager slots, one per sender (see eager.go)
+	wordDissem   = 0  // 0..31: dissemination rounds
+	wordArrive   = 32 // linear and tree barriers: children -> parent
+	wordRelease  = 33 // linear and tree barriers: parent -> children
+	wordUp       = 34 // a child's partial result is ready
+	wordDown     = 35 // the parent's result is ready
+	wordAck      = 36 // a child has copied its parent's result
+	wordRing     = 37 // the ring predecessor finished a step
+	wordRingAck  = 38 // the ring successor no longer reads my buffers
+	wordPair     = 39 // pairwise alltoall: a block arrived
+	wordEagerAck = 40 // collect: a receiver has read an announced block
+	wordValue    = 48 // 48..55: small values exchanged by the engine (team creation, collect)
+	wordNet      = 64 // 64..95: the network phase of a collective spanning nodes (hier.go)
+	wordEager    = 96 // 96..SyncWords-1: eager slots, one per sender (see eager.go)
 )
 
 // maxCount bounds a plausible counter: a larger value means the area was not initialized to

@@ -107,6 +107,11 @@ func largestFree() uintptr {
 	return m
 }
 
+// tooLarge is the error for a request larger than the whole heap (SIZE_MAX from C, say).
+func tooLarge(who string, size uintptr) error {
+	return fmt.Errorf("%s: cannot allocate %d bytes: more than the whole symmetric heap (%d bytes per PE; SHMEM_SYMMETRIC_SIZE sets it)", who, size, heapSize)
+}
+
 func exhausted(who string, size uintptr) error {
 	return fmt.Errorf("%s: cannot allocate %d bytes: the symmetric heap is exhausted (%d bytes per PE, %d in use, largest free block %d); set SHMEM_SYMMETRIC_SIZE to enlarge it",
 		who, size, heapSize, heap.inUse, largestFree())
@@ -117,14 +122,22 @@ func exhausted(who string, size uintptr) error {
 // PE has allocated (and zeroed) it. Exhaustion is an error on every PE alike.
 func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if align&(align-1) != 0 {
 		panic(fmt.Sprintf("%s: alignment %d is not a power of two", who, align))
+	}
+	if align > heapAlign {
+		panic(fmt.Sprintf("%s: alignment %d is larger than the symmetric heap's own alignment %d (its size rounded up to a power of two; SHMEM_SYMMETRIC_SIZE sets it)", who, align, heapAlign))
 	}
 	align = max(align, MinAlign)
 	DebugAgree(who, "sizes in bytes", uint64(size))
 	var p unsafe.Pointer
 	var err error
-	if size > 0 {
+	if size > heapSize {
+		err = tooLarge(who, size) // also keeps the rounding below from wrapping
+	} else if size > 0 {
 		heap.mu.Lock()
 		off, ok := allocate(size, align)
 		heap.mu.Unlock()
@@ -137,7 +150,7 @@ func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) 
 			err = exhausted(who, size)
 		}
 	}
-	BarrierAll()
+	barrierAll(who)
 	return p, err
 }
 
@@ -157,12 +170,15 @@ func liveAllocation(who string, p unsafe.Pointer) (off, size uintptr) {
 // Free releases an allocation on every PE after synchronizing (no PE may still use it).
 func Free(who string, p unsafe.Pointer) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if p == nil {
 		return
 	}
 	off, _ := liveAllocation(who, p)
 	DebugAgree(who, "offset", uint64(off))
-	BarrierAll()
+	barrierAll(who)
 	heap.mu.Lock()
 	release(off)
 	heap.mu.Unlock()
@@ -173,18 +189,25 @@ func Free(who string, p unsafe.Pointer) {
 // one). It grows in place when it can; every PE makes the same choice.
 func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error) {
 	Check(who)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
 	if p == nil {
 		return Malloc(who, size, MinAlign, false)
 	}
 	off, old := liveAllocation(who, p)
 	DebugAgree(who, "sizes in bytes", uint64(size))
-	BarrierAll()
+	barrierAll(who)
 	if size == 0 {
 		heap.mu.Lock()
 		release(off)
 		heap.mu.Unlock()
-		BarrierAll()
+		barrierAll(who)
 		return nil, nil
+	}
+	if size > heapSize {
+		barrierAll(who)
+		return p, tooLarge(who, size)
 	}
 	heap.mu.Lock()
 	q, err := p, error(nil)
@@ -198,7 +221,7 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 		}
 	}
 	heap.mu.Unlock()
-	BarrierAll()
+	barrierAll(who)
 	return q, err
 }
 

@@ -65,7 +65,7 @@ func netAttach() (*shm.Object, int, error) {
 			bs == nil && unix.SchedGetaffinity(0, &cpus) == nil && len(job.LocalPeers) > cpus.Count():
 			flags |= shm.FlagSharedCPUs // more PEs on this node than CPUs to run them
 		}
-		if o, err = shm.Create(l, flags); err != nil {
+		if o, err = shm.Create(l, flags, me); err != nil {
 			return nil, 0, err
 		}
 		if err := serveMemfd(fdSocket(job, leader), o.Fd, len(job.LocalPeers)-1); err != nil {
@@ -101,9 +101,12 @@ func netAttach() (*shm.Object, int, error) {
 				return nil, 0, fmt.Errorf("the node's memfd from PE %d: open %s: %v; from its socket: %w", leader, path, err, err2)
 			}
 		}
-		if o, err = shm.Open(fd); err != nil {
+		if o, err = shm.Open(fd, me); err != nil {
 			return nil, 0, err
 		}
+	}
+	if err := claimSlot(o, me); err != nil {
+		return nil, 0, err
 	}
 	if bs != nil {
 		if err := bindSelf(o, me, bs[slices.Index(job.LocalPeers, me)]); err != nil {

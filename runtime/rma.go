@@ -42,12 +42,22 @@ func Get(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
 	transports[pe].Get(dst, src, n, pe)
 }
 
-// StridedSpan is the bytes that n elements of size at stride (in elements) cover.
+// StridedSpan is the bytes that n elements of size at stride (in elements) cover, or
+// ^uintptr(0) when that overflows: no memory range is that large, so a bounds check fails.
+// Prefer StridedBytes, whose panic names the routine and the argument.
 func StridedSpan(n, stride int, size uintptr) uintptr {
 	if n == 0 {
 		return 0
 	}
-	return (uintptr(n-1)*uintptr(stride) + 1) * size
+	e, ok := MulOK(uintptr(n-1), uintptr(stride))
+	if !ok || e+1 == 0 {
+		return ^uintptr(0)
+	}
+	b, ok := MulOK(e+1, size)
+	if !ok {
+		return ^uintptr(0)
+	}
+	return b
 }
 
 // CheckStrided panics on a stride below 1 or a negative count; the slices' lengths are
@@ -69,7 +79,8 @@ func IPut(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 	Check(who)
 	CheckPE(who, pe)
 	CheckStrided(who, dstStride, srcStride, n)
-	CheckSym(who, "dst", dst, StridedSpan(n, dstStride, size))
+	CheckSym(who, "dst", dst, StridedBytes(who, "dst", n, dstStride, size))
+	StridedBytes(who, "src", n, srcStride, size)
 	if n == 0 {
 		return
 	}
@@ -82,7 +93,8 @@ func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 	Check(who)
 	CheckPE(who, pe)
 	CheckStrided(who, dstStride, srcStride, n)
-	CheckSym(who, "src", src, StridedSpan(n, srcStride, size))
+	CheckSym(who, "src", src, StridedBytes(who, "src", n, srcStride, size))
+	StridedBytes(who, "dst", n, dstStride, size)
 	if n == 0 {
 		return
 	}

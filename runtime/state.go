@@ -20,15 +20,16 @@ const (
 
 // The PE's view of the job; set once by Init, read without locks afterwards.
 var (
-	obj      *shm.Object
-	hdr      *shm.Header
-	me, npes int
-	segSize  int     // bytes between a PE's segment and the next PE's
-	heapLo   uintptr // my heap [heapLo, heapLo+heapSize)
-	heapSize uintptr
-	base     unsafe.Pointer // start of the mapping
-	mySeg    unsafe.Pointer // start of my segment
-	conf     settings.Values
+	obj       *shm.Object
+	hdr       *shm.Header
+	me, npes  int
+	segSize   int     // bytes between a PE's segment and the next PE's
+	heapLo    uintptr // my heap [heapLo, heapLo+heapSize)
+	heapSize  uintptr
+	heapAlign uintptr        // heapLo's alignment (shm.Layout.HeapAlign): the largest Align
+	base      unsafe.Pointer // start of the mapping
+	mySeg     unsafe.Pointer // start of my segment
+	conf      settings.Values
 
 	state     atomic.Int32 // 0 before Init, 1 running, 2 finalized
 	initMu    sync.Mutex
@@ -67,6 +68,7 @@ func Init() error {
 	me, npes = pe, int(hdr.NPEs)
 	segSize = int(o.Layout.SegSize)
 	heapLo, heapSize = o.Heap(me), o.Layout.HeapSize
+	heapAlign = o.Layout.HeapAlign()
 	base = unsafe.Pointer(&o.Mem[0])
 	mySeg = unsafe.Add(base, int(o.Layout.SegOffset)+me*segSize)
 	// Whether posters ring doorbells is a property of the job (the launcher sets it from the
@@ -84,11 +86,14 @@ func Init() error {
 	placesInit()
 	transportsInit()
 	slot := o.Slot(me)
-	atomic.StoreInt32(&slot.Pid, int32(os.Getpid()))
+	atomic.StoreInt32(&slot.Pid, int32(os.Getpid())) // claimed by attach, but singlePE
 	atomic.StoreUint32(&slot.State, shm.StateRunning)
 	state.Store(stateRunning)
+	if !singlePE {
+		exitOnRequest()
+	}
 	teamsInit()
-	SyncAll()
+	World.Sync("shmem.Init")
 	printInfo()
 	return nil
 }
@@ -108,7 +113,7 @@ func attach() (*shm.Object, int, error) {
 		if conf.String("GOSHMEM_WAIT") == "sleep" {
 			flags |= shm.FlagSharedCPUs
 		}
-		o, err := shm.Create(l, flags)
+		o, err := shm.Create(l, flags, 0)
 		singlePE = true
 		return o, 0, err
 	}
@@ -116,18 +121,32 @@ func attach() (*shm.Object, int, error) {
 	if err != nil || fd < 0 {
 		return nil, 0, fmt.Errorf("%s=%q is not a descriptor", EnvFD, fdStr)
 	}
-	o, err := shm.Open(fd)
+	pe, err := strconv.Atoi(os.Getenv(EnvPE))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s=%q is not a PE number", EnvPE, os.Getenv(EnvPE))
+	}
+	o, err := shm.Open(fd, pe)
 	if err != nil {
 		return nil, 0, err
 	}
-	pe, err := strconv.Atoi(os.Getenv(EnvPE))
-	if err != nil || pe < 0 || pe >= o.Layout.NPEs {
+	if err := claimSlot(o, pe); err != nil {
 		o.Close()
-		return nil, 0, fmt.Errorf("%s=%q out of range [0,%d)", EnvPE, os.Getenv(EnvPE), o.Layout.NPEs)
+		return nil, 0, err
 	}
 	// The descriptor is not needed by children this PE may start.
 	syscallCloseOnExec(fd)
 	return o, pe, nil
+}
+
+// claimSlot makes this process PE pe of the job, unless another process already is: a
+// second process handed the same descriptor and PE number (a same-uid process can open
+// /proc/<pid>/fd of a PE) must not join the job in that PE's place.
+func claimSlot(o *shm.Object, pe int) error {
+	slot := o.Slot(pe)
+	if !atomic.CompareAndSwapInt32(&slot.Pid, 0, int32(os.Getpid())) {
+		return fmt.Errorf("PE %d of this job is already attached by pid %d: a PE joins a job once", pe, atomic.LoadInt32(&slot.Pid))
+	}
+	return nil
 }
 
 // Finalize synchronizes with every PE and leaves the job; later calls are no-ops. The
@@ -139,12 +158,12 @@ func Finalize() {
 		return
 	}
 	Quiet()
-	SyncAll()
+	World.Sync("shmem.Finalize")
 	if engine != nil {
 		// Past this barrier every PE is in Finalize: from the next one on, a PE that ends
 		// is not lost.
 		finalizing.Store(true)
-		SyncAll()
+		World.Sync("shmem.Finalize")
 	}
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
 	state.Store(stateFinalized)

@@ -78,6 +78,9 @@ func (t *Team) Check(who string) {
 func (t *Team) Sync(who string) {
 	t.Check(who)
 	a := t.next()
+	if debugMark(who, t.G) {
+		defer debugLeave()
+	}
 	barrier(who, t.G, t.Me, &a)
 }
 
@@ -85,18 +88,24 @@ func (t *Team) Sync(who string) {
 func SyncAll() { World.Sync("shmem.SyncAll") }
 
 // BarrierAll completes my outstanding puts and synchronizes every PE.
-func BarrierAll() {
-	Check("shmem.BarrierAll")
+func BarrierAll() { barrierAll("shmem.BarrierAll") }
+
+// barrierAll is BarrierAll for routine who (the allocator's synchronizations).
+func barrierAll(who string) {
+	Check(who)
 	Quiet()
 	a := World.next()
-	barrier("shmem.BarrierAll", World.G, World.Me, &a)
+	if debugMark(who, World.G) {
+		defer debugLeave()
+	}
+	barrier(who, World.G, World.Me, &a)
 }
 
 // Barrier is the active-set barrier on the user's pSync.
 func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 	Quiet()
 	if debug {
-		debugEnter(area{p: pSync}, g, i, CollCall{Who: who, Root: -1})
+		debugEnter(area{p: pSync}, g, i, CollCall{Who: who, Root: -1, Barrier: true})
 		defer debugLeave()
 	}
 	barrier(who, g, i, &area{p: pSync})
@@ -104,6 +113,9 @@ func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 
 // allgatherWord gives every member of t the value each member passed, in team order.
 func (t *Team) allgatherWord(who string, v uint64) []uint64 {
+	if debugMark(who, t.G) {
+		defer debugLeave()
+	}
 	a := t.next()
 	if h := hierOf(t.G); h != nil {
 		w := a.word(wordValue)
@@ -164,8 +176,8 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 		return nil, fmt.Errorf("%s: size %d must be at least 1", who, size)
 	case stride < 1 && size > 1:
 		return nil, fmt.Errorf("%s: stride %d must be at least 1", who, stride)
-	case start+(size-1)*stride >= n:
-		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %d, out of range [0,%d)", who, start, stride, size, start+(size-1)*stride, n)
+	case size > 1 && !inRange(start, stride, size, n):
+		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %s, out of range [0,%d)", who, start, stride, size, reachString(start, stride, size), n)
 	}
 	if size == 1 {
 		stride = 1

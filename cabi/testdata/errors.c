@@ -1,8 +1,10 @@
 /* Programmer errors and run-time conditions, one per case named by argv[1]: the library
  * must report each with a message that names the C routine and the argument. */
 #include <shmem.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static long s_word;
 static int s_int[2];
@@ -76,6 +78,33 @@ int main(int argc, char **argv)
 	} else if (strcmp(c, "global-exit") == 0) {
 		printf("exiting with 3\n");
 		shmem_global_exit(3);
+	} else if (strcmp(c, "global-exit-others") == 0) {
+		/* PE 0's line stays in its stdio buffer (stdout is a pipe) while it computes
+		 * outside the library; PE 1's global exit must not lose it. */
+		if (shmem_my_pe() == 0) {
+			printf("PE 0 buffered this line\n");
+			for (;;)
+				sleep(1);
+		}
+		sleep(1);
+		shmem_global_exit(5);
+	} else if (strcmp(c, "iput-stride") == 0) {
+		shmem_long_iput(heap + 1, &local, PTRDIFF_MAX / 2 + 1, 1, 3, 0);
+	} else if (strcmp(c, "iget-stride") == 0) {
+		shmem_long_iget(&local, heap, PTRDIFF_MAX / 2 + 1, 1, 3, 0);
+	} else if (strcmp(c, "put-count") == 0) {
+		shmem_long_put(heap, &local, SIZE_MAX / 8 + 2, 0); /* 8 bytes once wrapped */
+	} else if (strcmp(c, "alltoall-count") == 0) {
+		shmem_long_alltoall(SHMEM_TEAM_WORLD, heap, heap + 8, (size_t)1 << 62);
+	} else if (strcmp(c, "alloc-overflow") == 0) {
+		/* Each must fail alike on every PE, with NULL and a message, and not hand out the
+		 * next real allocation's address. */
+		void *p[4] = {shmem_malloc(SIZE_MAX), shmem_malloc(-1 * sizeof(long)), shmem_realloc(heap, SIZE_MAX), shmem_align(64, SIZE_MAX)};
+		void *next = shmem_malloc(64);
+		for (int i = 0; i < 4; i++)
+			printf("allocation %d: %s\n", i, p[i] == NULL ? "NULL" : p[i] == next ? "the next allocation's address" : "memory");
+	} else if (strcmp(c, "global-exit-256") == 0) {
+		shmem_global_exit(256);
 	}
 	shmem_finalize();
 	if (strcmp(c, "after-finalize") == 0)

@@ -270,7 +270,9 @@ func useUCX(force string, hasUCX func() bool) (bool, error) {
 }
 
 // pkgConfigHasUCX reports whether UCX's and PMIx's development files are installed.
-func pkgConfigHasUCX() bool { return exec.Command("pkg-config", "--exists", "ucx", "pmix").Run() == nil }
+func pkgConfigHasUCX() bool {
+	return exec.Command("pkg-config", "--exists", "ucx", "pmix").Run() == nil
+}
 
 // ucxLibs are the link flags a static libgoshmem with the engine needs.
 func ucxLibs() ([]string, error) {

@@ -122,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.n, "n", 0, "start `N` PEs (default: one per binding unit: the usable cores, or hardware threads under --map-by hwthread)")
 	fs.IntVar(&o.n, "np", 0, "number of PEs (same as -n)")
 	fs.BoolVar(&o.tagOutput, "tag-output", false, "prefix every output line with [PE n]")
-	fs.DurationVar(&o.timeout, "timeout", 0, "end the job after this long (e.g. 30s), reporting where each PE waits")
+	fs.Var(timeoutFlag{&o.timeout}, "timeout", "end the job after this `duration` (30s, 1m30s, or seconds: 30), reporting where each PE waits")
 	fs.StringVar(&o.mapBy, "map-by", "", "assign PEs round-robin to `unit`s: core|hwthread|l3cache|numa|socket[:PE=n] (n CPUs per PE; default core)")
 	fs.StringVar(&o.bindTo, "bind-to", "", "pin each PE to its `unit`: none|hwthread|core|l3cache|numa|socket (default core when N <= cores, none otherwise)")
 	fs.StringVar(&o.cpuList, "cpu-list", "", "use only these `CPUs`, in this order, e.g. 0,2,4-7")

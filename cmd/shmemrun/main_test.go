@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/topology"
@@ -59,6 +60,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-n", "2", "./no/such/prog"}, launch.StatusNotFound, "./no/such/prog: no such file or directory"},
 		{[]string{"-n", "2", notExec}, launch.StatusCannotRun, "not an executable file"},
 		{[]string{"-n", "2", "no-such-program-anywhere"}, launch.StatusNotFound, "program not found in PATH"},
+		{[]string{"--timeout", "-5s", "-n", "2", "true"}, launch.StatusUsage, `invalid value "-5s" for flag -timeout: -5s is negative`},
+		{[]string{"--timeout", "-1", "-n", "2", "true"}, launch.StatusUsage, `-1 is negative`},
+		{[]string{"--timeout", "NaN", "-n", "2", "true"}, launch.StatusUsage, `NaN is not a number of seconds`},
+		{[]string{"--timeout", "soon", "-n", "2", "true"}, launch.StatusUsage, `"soon" is neither a duration (30s, 1m30s) nor a number of seconds`},
+		{[]string{"--oversubscribe", "-n", "16385", "true"}, launch.StatusUsage, "-n 16385: at most 16384 PEs run on one node"},
 	} {
 		var out, errb bytes.Buffer
 		if st := run(c.args, &out, &errb); st != c.status || !strings.Contains(errb.String(), c.want) {
@@ -222,5 +228,20 @@ func TestHeapRoundingShown(t *testing.T) {
 	errb.Reset()
 	if st := run([]string{"-n", "1", prog}, &out, &errb); st != 0 || !strings.Contains(errb.String(), "symmetric heap 4194304 bytes per PE, waits") {
 		t.Errorf("SHMEM_INFO, a multiple of 2 MiB: status %d, stderr:\n%s", st, errb.String())
+	}
+}
+
+// --timeout takes Go durations and bare numbers of seconds, as timeout(1) does.
+func TestParseTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{"5": 5 * time.Second, "2.5": 2500 * time.Millisecond, "0": 0,
+		"1500ms": 1500 * time.Millisecond, "1m30s": 90 * time.Second} {
+		if d, err := parseTimeout(in); err != nil || d != want {
+			t.Errorf("parseTimeout(%q) = %v, %v; want %v", in, d, err, want)
+		}
+	}
+	for _, in := range []string{"-5s", "-0.5", "Inf", "1e300", "", "5 s"} {
+		if d, err := parseTimeout(in); err == nil {
+			t.Errorf("parseTimeout(%q) = %v, want an error", in, d)
+		}
 	}
 }

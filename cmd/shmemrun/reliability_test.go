@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Built once per test binary: the launcher as its own process (signals go to it) and the
@@ -19,8 +23,22 @@ import (
 var (
 	buildOnce             sync.Once
 	shmemrunBin, testprog string
+	buildDir              string
 	buildErr              error
 )
+
+// TestMain removes the binaries' directory: `go test` leaves nothing in the temporary
+// directory behind (issue 13.9), and says so if it cannot.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		if err := os.RemoveAll(buildDir); err != nil {
+			fmt.Fprintf(os.Stderr, "removing %s: %v\n", buildDir, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 func binaries(t *testing.T) (string, string) {
 	t.Helper()
@@ -30,6 +48,7 @@ func binaries(t *testing.T) (string, string) {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		shmemrunBin, testprog = filepath.Join(dir, "shmemrun"), filepath.Join(dir, "testprog")
 		for _, b := range [][2]string{{shmemrunBin, "."}, {testprog, "../../internal/testprog"}} {
 			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
@@ -224,7 +243,7 @@ func TestKillRandomPE(t *testing.T) {
 func TestTimeoutReport(t *testing.T) {
 	run, prog := binaries(t)
 	dir := t.TempDir()
-	cmd := exec.Command(run, "-n", "3", "--timeout", "1500ms", prog, "-pids", dir, "barrier")
+	cmd := exec.Command(run, "-n", "3", "--timeout", "1.5", prog, "-pids", dir, "barrier")
 	cmd.Env = append(os.Environ(), "SHMEM_DEBUG=1")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -264,4 +283,221 @@ func TestStdinToPE0(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// Every line reaches a reader that starts reading only seconds after the PEs finished
+// (issue 13.1: the relay gave up 2 s after the last PE exited, status 0, lines lost).
+func TestSlowReaderGetsEverything(t *testing.T) {
+	run, prog := binaries(t)
+	slowRead(t, exec.Command(run, "-n", "2", prog, "lines"))
+}
+
+// slowRead starts cmd, reads its stdout only after 3.5 s, and checks that every line of
+// the "lines" mode arrived and that the job ended with status 0.
+func slowRead(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill() // the test fails below, instead of hanging
+		}
+	}()
+	time.Sleep(3500 * time.Millisecond) // the PEs are done long before
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if st := cmd.ProcessState.ExitCode(); st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 2400 {
+		t.Fatalf("%d lines delivered, want 2400", len(lines))
+	}
+	for pe := range 2 {
+		if !strings.Contains(string(b), fmt.Sprintf("PE %d line 1199 ", pe)) {
+			t.Errorf("PE %d's last line is missing", pe)
+		}
+	}
+}
+
+// A line without a newline far longer than any buffer is relayed whole, in bounded memory
+// (issue 13.2: it was buffered whole, 2.6 GB of launcher memory for 1 GB of output).
+func TestLongLineBoundedMemory(t *testing.T) {
+	run, prog := binaries(t)
+	cmd := exec.Command(run, "-n", "2", "--tag-output", prog, "longline")
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var n, xs int64
+	var head []byte
+	buf := make([]byte, 1<<20)
+	for {
+		k, err := r.Read(buf)
+		if len(head) < 16 {
+			head = append(head, buf[:min(k, 16)]...)
+		}
+		xs += int64(bytes.Count(buf[:k], []byte("x")))
+		n += int64(k)
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	const size = 128 << 20
+	if st := cmd.ProcessState.ExitCode(); st != 0 || xs != size || n != size+int64(len("[PE 0] \n")) || !bytes.HasPrefix(head, []byte("[PE 0] xxx")) {
+		t.Fatalf("status %d, %d bytes with %d of the %d written, starting %q", st, n, xs, size, head)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	if rss > 64<<20 {
+		t.Fatalf("shmemrun's peak RSS was %d MiB relaying a %d MiB line", rss>>20, size>>20)
+	}
+	t.Logf("peak RSS of shmemrun: %d MiB", rss>>20)
+}
+
+// A child a PE leaves behind, holding the PE's stdout, does not hold the job: shmemrun
+// delivers the PEs' output to a slow reader and ends (issue 13.3), rather than lose lines
+// (the 2 s drain deadline) or wait for end-of-file (the child's whole life, 60 s here).
+func TestChildDoesNotHoldJob(t *testing.T) {
+	run, prog := binaries(t)
+	dir := t.TempDir()
+	start := time.Now()
+	slowRead(t, exec.Command(run, "-n", "2", prog, "-pids", dir, "child"))
+	if b, err := os.ReadFile(filepath.Join(dir, "child")); err == nil {
+		if pid, _ := strconv.Atoi(string(b)); pid > 0 {
+			if gone(pid) {
+				t.Errorf("the PE's child (pid %d) was ended; it should be left alone", pid)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("shmemrun took %v: it waited for the PE's child", d)
+	}
+}
+
+// A SIGSEGV, SIGBUS or SIGQUIT sent to a PE by another process is reported with its cause
+// (issue 13.9: the report said only "exited with status 2").
+func TestSentSignalReported(t *testing.T) {
+	run, prog := binaries(t)
+	for _, sig := range []syscall.Signal{syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGQUIT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, "barrier")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pids := waitPIDs(t, dir, 3)
+			syscall.Kill(pids[1], sig)
+			cmd.Wait()
+			want := fmt.Sprintf("shmemrun: PE 1 (pid %d) exited with status 2: %s: ", pids[1], unix.SignalName(sig))
+			if st := cmd.ProcessState.ExitCode(); st != 2 || !strings.Contains(errb.String(), want) || !strings.Contains(errb.String(), "(sent by another process, not a fault of the PE)") {
+				t.Fatalf("status %d, want 2 and %q in stderr:\n%s", st, want, errb.String())
+			}
+			allGone(t, pids, 2*time.Second)
+		})
+	}
+}
+
+// With SHMEM_DEBUG=1 a wait longer than SHMEM_DEBUG_TIMEOUT ends the job with status 1 and
+// a report: where the PE waits, which members of its call have not arrived, and what every
+// PE is doing (issue 13.6: the wait printed one line and went on forever).
+func TestDebugHangReport(t *testing.T) {
+	run, prog := binaries(t)
+	for _, c := range []struct {
+		mode string
+		stop bool // SIGSTOP the last PE once the PEs have started
+		want []string
+	}{
+		{"barrier", false, []string{"in shmem.Barrier over PEs 0..2; not arrived: PE 2", "PE 2 (pid ", "): running outside the library's waits"}},
+		{"barrier", true, []string{" over PEs 0..2; not arrived: PE 2", "): stopped by a signal"}}, // in Calloc or Barrier
+		{"late", false, []string{"in shmem.Init over PEs 0..2; not arrived: PE 2", "PE 2 (pid 0): not started: has not called shmem.Init"}},
+		{"finalize", false, []string{"in shmem.Finalize over PEs 0..2; not arrived: PE 2", "): waiting in shmem.Finalize over PEs 0..2 for "}},
+		{"othercoll", false, []string{"): waiting in shmem.Barrier over PEs 1..2 for ", "): waiting in shmem.BarrierAll over PEs 0..2 for "}},
+	} {
+		t.Run(fmt.Sprintf("%s/stop=%v", c.mode, c.stop), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(run, "-n", "3", prog, "-pids", dir, c.mode)
+			cmd.Env = append(os.Environ(), "SHMEM_DEBUG=1", "SHMEM_DEBUG_TIMEOUT=2", "GOSHMEM_TEST_NPES=3")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if c.stop {
+				pids := waitPIDs(t, dir, 3)
+				syscall.Kill(pids[2], syscall.SIGSTOP)
+				defer syscall.Kill(pids[2], syscall.SIGKILL)
+			}
+			done := make(chan struct{})
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(60 * time.Second):
+					cmd.Process.Signal(syscall.SIGTERM) // the test fails below instead of hanging
+				}
+			}()
+			cmd.Wait()
+			close(done)
+			out := errb.String()
+			if st := cmd.ProcessState.ExitCode(); st != 1 || !strings.Contains(out, "shmem: SHMEM_DEBUG: PE ") || !strings.Contains(out, "ending the job: a wait passed SHMEM_DEBUG_TIMEOUT=2 seconds") {
+				t.Fatalf("status %d, want 1 and a hang report:\n%s", st, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("report lacks %q:\n%s", w, out)
+				}
+			}
+			checkDurations(t, out)
+		})
+	}
+}
+
+// checkDurations fails when a report's duration is not one a test could have waited
+// (a report once said "498938h": a wait's start was read after it was cleared).
+func checkDurations(t *testing.T, out string) {
+	t.Helper()
+	for _, f := range strings.Fields(out) {
+		f = strings.TrimRight(f, ";,")
+		if d, err := time.ParseDuration(f); err == nil && f != "0" && d > 5*time.Minute {
+			t.Errorf("implausible duration %s in:\n%s", f, out)
+		}
+	}
+}
+
+// --timeout's report lists every PE, also those that already finalized and exited
+// (issue 14.7, with 13.6's report).
+func TestTimeoutReportListsExitedPEs(t *testing.T) {
+	run, prog := binaries(t)
+	cmd := exec.Command(run, "-n", "3", "--timeout", "3", prog, "afterfinalize")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Run()
+	out := errb.String()
+	if st := cmd.ProcessState.ExitCode(); st != 124 {
+		t.Fatalf("status %d, want 124\n%s", st, out)
+	}
+	for _, want := range []string{"--timeout 3s expired", "PE 0 (pid ", "running after shmem.Finalize", "PE 1 (pid ", "PE 2 (pid ", "exited after shmem.Finalize with status 0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	checkDurations(t, out)
 }

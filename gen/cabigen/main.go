@@ -146,6 +146,24 @@ func (m *Model) header(consts []Const) []byte {
 extern "C" {
 #endif
 
+/* pSync and pWrk, the work arrays of the active-set collectives (shmem_barrier,
+ * shmem_broadcast32/64, shmem_collect and fcollect32/64, shmem_TYPE_OP_to_all,
+ * shmem_alltoall(s)32/64):
+ *  - length: pSync has at least the routine's SHMEM_*_SYNC_SIZE elements (SHMEM_SYNC_SIZE
+ *    covers all); a reduction's pWrk has at least max(nreduce/2 + 1,
+ *    SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements of the reduced type;
+ *  - symmetric: both are symmetric data (shmem_malloc, or global/static variables), the
+ *    same arrays on every PE of the active set;
+ *  - initialized: every pSync element holds SHMEM_SYNC_VALUE before the first call, on every
+ *    PE, and no PE calls before all have initialized it (shmem_barrier_all after it);
+ *  - reuse: a pSync may serve the next collective only after every PE of the active set has
+ *    left the previous call that used it: a barrier or sync of the set between the two, or
+ *    two pSync arrays used in turn for back-to-back calls; the call after shmem_barrier may
+ *    reuse the barrier's pSync. Collectives running at once need distinct pSync arrays.
+ * With SHMEM_DEBUG=1 the library reports a pSync element that does not hold SHMEM_SYNC_VALUE
+ * on entry, a pSync reused with no synchronization since its previous call, and arguments
+ * that differ between the PEs. */
+
 /* Constants of the Go API (github.com/goshmem/shmem) */
 `)
 	for _, c := range consts {

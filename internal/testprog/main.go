@@ -6,15 +6,21 @@
 // Modes: barrier (every PE but the last enters a barrier, the last sleeps), loop
 // (collectives in a loop until killed), notify (record the signals received in DIR),
 // ignoreint (SIGINT ignored, then block), partial (write a line without its newline and
-// panic), stdin (PE 0 echoes its standard input; the others report what they read).
+// panic), stdin (PE 0 echoes its standard input; the others report what they read), lines
+// (1200 numbered lines per PE), longline (PE 0 writes 128 MiB without a newline), child
+// (PE 0 leaves a child holding its stdout behind), late (the last PE never calls Init;
+// GOSHMEM_TEST_NPES names it), finalize (the last PE never calls Finalize), othercoll (the
+// last PE is in another barrier than the others), afterfinalize (PE 0 runs on after Finalize).
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -24,9 +30,21 @@ import (
 	"github.com/goshmem/shmem"
 )
 
+// lastPE is the number of the job's last PE, from shmemrun's environment, before Init.
+func lastPE() int {
+	n, _ := strconv.Atoi(os.Getenv("GOSHMEM_TEST_NPES"))
+	return n - 1
+}
+
 func main() {
 	pids := flag.String("pids", "", "directory to write this PE's pid into")
 	flag.Parse()
+	if flag.Arg(0) == "late" {
+		// The last PE never calls Init: the others wait for it there.
+		if pe, _ := strconv.Atoi(os.Getenv("GOSHMEM_PE")); pe == lastPE() {
+			time.Sleep(time.Hour)
+		}
+	}
 	if err := shmem.Init(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -89,6 +107,53 @@ func main() {
 			fmt.Printf("PE %d read %d bytes\n", me, len(b))
 		}
 		shmem.Finalize()
+	case "lines", "child":
+		// Many numbered lines per PE, then a normal end: a slow reader must get them all.
+		// In child mode PE 0 first starts a long-lived child that shares its stdout and
+		// stderr, and records its pid: the job must not wait for the child.
+		if me == 0 && flag.Arg(0) == "child" {
+			c := exec.Command("sleep", "60")
+			c.Stdout, c.Stderr = os.Stdout, os.Stderr
+			if err := c.Start(); err != nil {
+				panic(err)
+			}
+			os.WriteFile(filepath.Join(*pids, "child"), []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+		}
+		w := bufio.NewWriter(os.Stdout)
+		for i := range 1200 {
+			fmt.Fprintf(w, "PE %d line %d %s\n", me, i, "................................................................")
+		}
+		w.Flush()
+		shmem.Finalize()
+	case "longline":
+		// PE 0 writes 128 MiB without a newline, in 1 MiB writes.
+		if me == 0 {
+			b := bytes.Repeat([]byte("x"), 1<<20)
+			for range 128 {
+				os.Stdout.Write(b)
+			}
+		}
+		shmem.Finalize()
+	case "finalize":
+		// Every PE but the last enters Finalize; the last sleeps outside the library.
+		if me == n-1 {
+			time.Sleep(time.Hour)
+		}
+		shmem.Finalize()
+	case "othercoll":
+		// PEs 0 .. n-2 enter BarrierAll, the last PE a barrier over PEs n-2 and n-1.
+		shmem.BarrierAll()
+		pSync, _ := shmem.Calloc[int64](shmem.BarrierSyncSize)
+		if me == n-1 {
+			shmem.Barrier(shmem.ActiveSet{Start: n - 2, Size: 2}, pSync)
+		}
+		shmem.BarrierAll()
+	case "afterfinalize":
+		// Every PE finalizes; PE 0 then keeps running, the others exit.
+		shmem.Finalize()
+		if me == 0 {
+			time.Sleep(time.Hour)
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "testprog: unknown mode", flag.Arg(0))
 		os.Exit(2)

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -81,12 +80,15 @@ func Run(cfg Config) (int, error) {
 }
 
 type pe struct {
-	n        int
-	cmd      *exec.Cmd
-	pid      int
-	exited   bool
-	outDone  chan struct{} // stdout and stderr relayed to EOF
-	firstErr atomic.Pointer[string]
+	n         int
+	cmd       *exec.Cmd
+	pid       int
+	exited    bool
+	status    int           // once exited: its exit status (128+signal when killed)
+	finalized bool          // once exited: it had called Finalize
+	outDone   chan struct{} // stdout and stderr relayed (see drain)
+	relays    [2]*relay     // stdout, stderr
+	firstErr  atomic.Pointer[string]
 }
 
 type job struct {
@@ -108,6 +110,9 @@ type exitEvent struct {
 func newJob(cfg Config) (*job, error) {
 	if cfg.NPEs < 1 {
 		return nil, fmt.Errorf("-n %d: need at least 1 PE", cfg.NPEs)
+	}
+	if cfg.NPEs > shm.MaxPEs {
+		return nil, fmt.Errorf("-n %d: at most %d PEs run on one node", cfg.NPEs, shm.MaxPEs)
 	}
 	if cfg.Env == nil {
 		cfg.Env = os.Environ()
@@ -142,7 +147,7 @@ func newJob(cfg Config) (*job, error) {
 	if vals.Bool("SHMEM_DEBUG") {
 		flags |= shm.FlagDebug
 	}
-	o, err := shm.Create(l, flags)
+	o, err := shm.Create(l, flags, 0) // the launcher is no PE: any mapping serves it
 	if err != nil {
 		return nil, err
 	}
@@ -254,11 +259,16 @@ func (j *job) startAll(memfd *os.File) error {
 			return fmt.Errorf("starting PE %d: %w", n, err)
 		}
 		p.cmd, p.pid = cmd, cmd.Process.Pid
-		var wg sync.WaitGroup
-		wg.Add(2)
-		go func() { defer wg.Done(); j.out.relay(n, outR, nil) }()
-		go func() { defer wg.Done(); j.errw.relay(n, errR, &p.firstErr) }()
-		go func() { wg.Wait(); close(p.outDone) }()
+		p.relays = [2]*relay{j.out.newRelay(n, outR, nil), j.errw.newRelay(n, errR, &p.firstErr)}
+		for _, r := range p.relays {
+			go r.run()
+		}
+		go func() {
+			for _, r := range p.relays {
+				<-r.done
+			}
+			close(p.outDone)
+		}()
 		go func() {
 			cmd.Wait()
 			j.exits <- exitEvent{n, cmd.ProcessState}

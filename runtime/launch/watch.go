@@ -78,11 +78,12 @@ func (j *job) watch() int {
 			if ws.Signaled() {
 				code = 128 + int(ws.Signal())
 			}
+			state := atomic.LoadUint32(&j.obj.Slot(ev.pe).State)
+			p.status, p.finalized = code, state == shm.StateFinalized
 			maxStatus = max(maxStatus, code)
 			if status >= 0 || atomic.LoadUint32(&hdr.ExitRequested) == 1 {
 				continue // the job is already ending: this exit is a consequence
 			}
-			state := atomic.LoadUint32(&j.obj.Slot(ev.pe).State)
 			if how, s := verdict(exitFacts{ws, state, running > 0, j.initialized()}); how != "" {
 				j.report(p, how)
 				endJob(s, syscall.SIGTERM)
@@ -100,7 +101,9 @@ func (j *job) watch() int {
 			}
 		case <-exitReq:
 			if status < 0 {
-				endJob(int(atomic.LoadInt32(&hdr.ExitStatus)), syscall.SIGKILL)
+				// The PEs' engines exit on this signal after flushing their output; the
+				// grace period's SIGKILL ends any that cannot.
+				endJob(clampStatus(int(atomic.LoadInt32(&hdr.ExitStatus))), shm.ExitSignal)
 			}
 		case sig := <-sigs:
 			interrupts++
@@ -119,19 +122,21 @@ func (j *job) watch() int {
 			j.kill(syscall.SIGKILL)
 		}
 	}
-	// Let the relays drain what the PEs wrote before they exited.
-	deadline := time.After(2 * time.Second)
+	// Deliver everything the PEs wrote, however long the destination takes; children of
+	// PEs that still hold the pipes do not hold the job (see drain).
 	for _, p := range j.pes {
-		select {
-		case <-p.outDone:
-		case <-deadline:
+		for _, r := range p.relays {
+			r.drain()
 		}
+	}
+	for _, p := range j.pes {
+		<-p.outDone
 	}
 	if status >= 0 {
 		return status
 	}
 	if atomic.LoadUint32(&hdr.ExitRequested) == 1 {
-		return int(atomic.LoadInt32(&hdr.ExitStatus))
+		return clampStatus(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}
 	return maxStatus
 }
@@ -144,6 +149,15 @@ func (j *job) initialized() int {
 		}
 	}
 	return -1
+}
+
+// clampStatus makes a GlobalExit status an exit status (the engine already clamps it; a
+// control block written by anything else is not trusted).
+func clampStatus(s int) int {
+	if s < 0 || s > 255 {
+		return 255
+	}
+	return s
 }
 
 // watchExitRequest sleeps on the job bell and reports a GlobalExit.
@@ -186,46 +200,39 @@ func (j *job) report(p *pe, how string) {
 	fmt.Fprintln(j.log, msg)
 }
 
-// reportWaits prints where each running PE is waiting.
+// reportWaits prints what every PE is doing: where each running PE waits (with
+// SHMEM_DEBUG=1, in which collective and which members have not arrived), and how each
+// exited PE ended.
 func (j *job) reportWaits() {
 	now := time.Now()
+	exited := func(pe int) bool { return j.pes[pe].exited }
 	for _, p := range j.pes {
 		if p.exited {
+			how := fmt.Sprintf("exited with status %d", p.status)
+			if p.finalized {
+				how = fmt.Sprintf("exited after shmem.Finalize with status %d", p.status)
+			}
+			fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): %s\n", p.n, p.pid, how)
 			continue
 		}
+		what := rt.PEActivity(j.obj, p.n, now)
 		s := j.obj.Slot(p.n)
-		op := atomic.LoadUint32(&s.WaitOp)
-		if op == rt.WaitNone {
-			fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): running, not in a wait\n", p.n, p.pid)
-			continue
-		}
-		since := time.Unix(0, atomic.LoadInt64(&s.WaitSince))
-		where := rt.WaitName(op)
 		if j.obj.Header().Flags&shm.FlagDebug != 0 && atomic.LoadInt32(&s.Coll.Active) == 1 {
-			where = rt.RecordString(&s.Coll) + j.notArrived(&s.Coll)
+			r := s.Coll
+			if missing := rt.NotArrived(j.obj, &r, exited); len(missing) > 0 {
+				what += "; not arrived: PE " + joinInts(missing)
+			}
 		}
-		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): waiting in %s for %v\n", p.n, p.pid, where, now.Sub(since).Round(time.Millisecond))
+		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): %s\n", p.n, p.pid, what)
 	}
 }
 
-// notArrived lists the members of a collective's group that are not in it (SHMEM_DEBUG=1:
-// every PE describes the collective it is in).
-func (j *job) notArrived(r *shm.DebugRecord) string {
-	var missing []string
-	for i := range int(r.Size) {
-		pe := int(r.Start) + i*int(r.Stride)
-		if pe < 0 || pe >= len(j.pes) {
-			continue
-		}
-		q := &j.obj.Slot(pe).Coll
-		if j.pes[pe].exited || atomic.LoadInt32(&q.Active) == 0 || q.Routine != r.Routine || q.Start != r.Start || q.Stride != r.Stride || q.Size != r.Size {
-			missing = append(missing, strconv.Itoa(pe))
-		}
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
 	}
-	if len(missing) == 0 {
-		return ""
-	}
-	return "; not arrived: PE " + strings.Join(missing, ", ")
+	return strings.Join(s, ", ")
 }
 
 func signame(s syscall.Signal) string {

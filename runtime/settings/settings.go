@@ -36,6 +36,7 @@ type Var struct {
 var Table = []Var{
 	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes), rounded up to a multiple of 2 MiB (SHMEM_INFO shows the size used); the heap is a memfd, so untouched pages cost nothing"},
 	{Name: "SHMEM_DEBUG", Kind: Bool, Default: "0", Desc: "cross-PE argument checks in collectives and allocation, and hang reports from long waits"},
+	{Name: "SHMEM_DEBUG_TIMEOUT", Kind: Int, Default: "10", Desc: "with SHMEM_DEBUG: seconds a wait may last before it ends the job, reporting what every PE is doing (0: no limit)"},
 	{Name: "SHMEM_INFO", Kind: Bool, Default: "0", Desc: "PE 0 prints the settings, the topology and the algorithm choices at Init"},
 	{Name: "SHMEM_VERSION", Kind: Bool, Default: "0", Desc: "PE 0 prints the library and specification version at Init"},
 	{Name: "SHMEM_BARRIER_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "linear", "tree", "dissem"}, Desc: "barrier and sync algorithm"},

@@ -8,6 +8,7 @@ package shm
 
 import (
 	"fmt"
+	"syscall"
 	"unsafe"
 )
 
@@ -34,14 +35,20 @@ const (
 
 // Offsets inside a segment's reserved part.
 const (
-	ReservedBellOffset  = 0        // SegHeader: doorbell and sleeper count, own cache line
-	ReservedTeamsOffset = 64 << 10 // MaxTeams × TeamAreaSize
-	ReservedScratchOff  = 1 << 20  // ScratchSize bytes
+	ReservedBellOffset  = 0         // SegHeader: doorbell and sleeper count, own cache line
+	ReservedTeamsOffset = 64 << 10  // MaxTeams × TeamAreaSize
+	ReservedDebugOffset = 512 << 10 // SHMEM_DEBUG's meeting words (two uint64), own cache line
+	ReservedScratchOff  = 1 << 20   // ScratchSize bytes
 	reservedEnd         = ReservedScratchOff + ScratchSize
 )
 
 // SyncValue is what a pSync word holds between collectives: the engine counts up from it.
 const SyncValue = 0
+
+// ExitSignal is what the launcher sends the PEs after a GlobalExit: the engine in each PE
+// catches it and exits with the job's status after flushing buffered output. A real-time
+// signal, which programs rarely use (glibc reserves the first two).
+const ExitSignal = syscall.Signal(40)
 
 // Job flags in Header.Flags.
 const (
@@ -78,7 +85,8 @@ type Header struct {
 	ExitStatus    int32
 	JobBell       uint32 // futex word the launcher sleeps on; bumped on exit requests
 	Abort         uint32 // set by the launcher while it tears the job down
-	_             [64 - 16]byte
+	HangReported  uint32 // SHMEM_DEBUG: 0 -> 1 by the one PE that reports a hang
+	_             [64 - 20]byte
 }
 
 // Slot is a PE's record in the control block.
@@ -126,7 +134,7 @@ func init() {
 	if unsafe.Sizeof(Header{}) != 128 || unsafe.Sizeof(Slot{}) != SlotSize || unsafe.Sizeof(SegHeader{}) != 64 || unsafe.Sizeof(DebugRecord{}) != 112 {
 		panic("shm: layout structs have the wrong size")
 	}
-	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedScratchOff || reservedEnd > ReservedSize {
+	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedDebugOffset || ReservedDebugOffset+64 > ReservedScratchOff || reservedEnd > ReservedSize {
 		panic("shm: reserved part overflows")
 	}
 }
@@ -156,6 +164,20 @@ func NewLayout(npes int, heapSize uint64) (Layout, error) {
 		return Layout{}, fmt.Errorf("%d PEs × %d bytes of symmetric heap do not fit in the address space", npes, heapSize)
 	}
 	return Layout{NPEs: npes, HeapSize: uintptr(h), SegSize: uintptr(seg), SegOffset: uintptr(off), Total: uintptr(total)}, nil
+}
+
+// MaxHeapAlign bounds HeapAlign: the address space a mapping reserves to align its heap.
+const MaxHeapAlign = 1 << 40
+
+// HeapAlign is the alignment of a PE's heap in its own mapping, so the largest alignment
+// an allocation can have: the heap's size rounded up to a power of two (at most
+// MaxHeapAlign).
+func (l Layout) HeapAlign() uintptr {
+	a := uintptr(Align)
+	for a < l.HeapSize && a < MaxHeapAlign {
+		a <<= 1
+	}
+	return a
 }
 
 func roundUp(x, a uint64) uint64 { return (x + a - 1) / a * a }
