@@ -1,6 +1,11 @@
 package rt
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
+)
 
 // Alltoall: member i's j-th block of src (n elements at stride sst, starting at element
 // j*n*sst) lands in member j's dst as its i-th block (starting at element i*n*dst, at
@@ -38,8 +43,12 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 		barrier(who, g, me, &a) // nothing moves, but the call still synchronizes
 		return
 	}
-	if spansNodes(g) {
-		alltoallDirect(who, g, me, a, x) // blocks to other nodes travel by the engine
+	if h := hierOf(g); h != nil {
+		if x.DstStride != 1 {
+			alltoallStaged(who, g, h, me, &a, x)
+			return
+		}
+		alltoallDirect(who, g, me, a, x) // blocks to other nodes travel by the engine, packed
 		return
 	}
 	nb := x.N * int(x.Size)
@@ -87,4 +96,63 @@ func alltoallPairwise(who string, g Group, me int, a area, x AlltoallArgs) {
 		a.signal(wordPair, g.PE(to), 1)
 		a.await(who, WaitCollective, wordPair, 1)
 	}
+}
+
+// alltoallStaged is alltoall(s) over a group spanning nodes when blocks land strided: put
+// into a PE on another node such a block would take a message per element (UCX's remote side
+// is contiguous), so each sender packs its blocks for other nodes into its scratch, one slot
+// per receiver, and each receiver fetches its slot whole and scatters it into its dst
+// itself; blocks larger than a slot go in rounds, a sender refilling its slots once every
+// receiver has fetched the last round. Blocks within a node are copied as always.
+func alltoallStaged(who string, g Group, h *hier, me int, a *area, x AlltoallArgs) {
+	na := a.net()
+	myNode := h.leaderOf[me]
+	var farBuf [smallGroup]int
+	far := farBuf[:0] // members on other nodes: my receivers and my senders alike
+	for k := 1; k <= g.Size; k++ {
+		j := (me + k) % g.Size
+		if h.leaderOf[j] == myNode {
+			x.block(me, j, g.PE(j))
+		} else {
+			far = append(far, j)
+		}
+	}
+	slices.Sort(far) // slot i of a sender's scratch is for its i-th far member, in group order
+	F := len(far)
+	per := max(shm.ScratchSize/F/int(x.Size), 1) // elements per slot and round
+	slotBytes := uintptr(per) * x.Size
+	scratch := reserved(shm.ReservedScratchOff)
+	tmp, buf := getScratch[byte](per * int(x.Size))
+	defer putScratch(buf)
+	for lo := 0; lo < x.N; lo += per {
+		cnt := min(per, x.N-lo)
+		if lo > 0 {
+			na.await(who, WaitCollective, netReady, uint64(F)) // my slots are free again
+		}
+		for i, j := range far {
+			src := unsafe.Add(x.Src, uintptr((j*x.N+lo)*x.SrcStride)*x.Size)
+			StridedCopy(unsafe.Add(scratch, uintptr(i)*slotBytes), 1, src, x.SrcStride, cnt, x.Size)
+		}
+		for _, j := range far {
+			na.signal(netData, g.PE(j), 1)
+		}
+		na.await(who, WaitCollective, netData, uint64(F))
+		for _, j := range far {
+			// My slot at sender j: my place among the members on other nodes than j's.
+			slot := 0
+			for k := 0; k < me; k++ {
+				if h.leaderOf[k] != h.leaderOf[j] {
+					slot++
+				}
+			}
+			pe := g.PE(j)
+			transports[pe].Get(unsafe.Pointer(&tmp[0]), unsafe.Add(scratch, uintptr(slot)*slotBytes), uintptr(cnt)*x.Size, pe)
+			dst := unsafe.Add(x.Dst, uintptr((j*x.N+lo)*x.DstStride)*x.Size)
+			StridedCopy(dst, x.DstStride, unsafe.Pointer(&tmp[0]), 1, cnt, x.Size)
+			if lo+per < x.N {
+				na.signal(netReady, pe, 1) // fetched: it may refill
+			}
+		}
+	}
+	barrier(who, g, me, a)
 }
