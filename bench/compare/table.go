@@ -198,7 +198,8 @@ func WriteTable(w io.Writer, rows []Row, info TableInfo) error {
 	}
 	b.WriteString("\n# ratio = OSHMEM µs / goshmem µs (>1: goshmem is faster); put_bw, get_bw, put_nbi_rate: µs per window of 64\n")
 	if info.Nodes >= 2 {
-		b.WriteString("# limit = raw UCX between two of the nodes, the same operation (bench/ucxlimit); % = limit µs / measured µs\n")
+		b.WriteString("# limit = raw UCX between two of the nodes, the same operation (bench/ucxlimit), the faster of a polling target\n")
+		b.WriteString("#   and one asleep on its wake-up fd (\"ev\"); % = limit µs / measured µs\n")
 	} else {
 		b.WriteString("# limit = the best this machine allows (bench/FORMAT.md); % = limit µs / measured µs\n")
 	}

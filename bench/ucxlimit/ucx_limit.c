@@ -3,7 +3,11 @@
  * `bench/compare --nodes` (bench/FORMAT.md, "Across nodes"). Two processes under a PMIx
  * launcher (mpirun); rank 0 measures, rank 1 is the passive target and only progresses its
  * worker (over TCP a put, get or AMO is applied only while the target's worker runs), as
- * the suites' PE 1 does while it waits in the barrier.
+ * the suites' PE 1 does while it waits in the barrier. Each operation is measured twice:
+ * with the target polling its worker (ucx_OP), and with the target asleep on the worker's
+ * wake-up descriptor between requests (ucx_OP_sleep: ucp_worker_arm + poll). Polling is
+ * faster on idle cores; on cores shared with other work a sleeping target is woken at once
+ * while a polling one waits for its turn, so the limit is the faster of the two.
  *
  * Each process maps one buffer (ucp_mem_map of its own memory, as goshmem registers its
  * segment), publishes worker address, packed rkey and base through PMIx_Put/Commit/Fence,
@@ -15,6 +19,7 @@
  *   ucx_fetch_add      ucp_atomic_op_nbx(ADD, reply buffer), waited (atomic_fetch_add)
  *   ucx_compare_swap   ucp_atomic_op_nbx(CSWAP), waited             (atomic_compare_swap)
  *   ucx_put_bw 1 MiB   64 x ucp_put_nbx (same dst), worker flush   (put_bw, us per window)
+ * and each again with _sleep appended (the target asleep between requests).
  * Output: JSON lines of bench/FORMAT.md with impl "limit" on stdout (rank 0 only).
  *
  *   cc -O2 -o ucx_limit ucx_limit.c $(pkg-config --cflags --libs ucx pmix)
@@ -24,6 +29,7 @@
 #include <pmix.h>
 #include <ucp/api/ucp.h>
 
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +42,16 @@
 #define BW_SIZE (1 * MIB) /* the bandwidth row's message size */
 
 /* The registered buffer: [0, BW_SIZE) source, [BW_SIZE, 2*BW_SIZE) destination, then the
- * 8-byte atomics' target and the stop flag. */
+ * 8-byte atomics' target, the target's mode word and the mode to send. */
 #define OFF_SRC 0
 #define OFF_DST BW_SIZE
 #define OFF_AMO (2 * BW_SIZE)
-#define OFF_STOP (2 * BW_SIZE + 64)
-#define BUF_SIZE (2 * BW_SIZE + 128)
+#define OFF_MODE (2 * BW_SIZE + 64)
+#define OFF_MODE_SRC (2 * BW_SIZE + 128)
+#define BUF_SIZE (2 * BW_SIZE + 192)
+
+/* The target's modes, set by rank 0 with a put into its mode word. */
+enum { MODE_POLL = 0, MODE_SLEEP = 1, MODE_STOP = 2 };
 
 static ucp_worker_h worker;
 static ucp_ep_h ep;
@@ -163,7 +173,7 @@ struct test {
     void (*run)(void);
 };
 
-static void measure(const struct test *t, int iters_override)
+static void measure(const struct test *t, const char *suffix, int iters_override)
 {
     int iters = iters_override > 0 ? iters_override : t->iters;
     int warmup = iters_override > 0 ? (iters_override + 9) / 10 : t->warmup;
@@ -181,8 +191,8 @@ static void measure(const struct test *t, int iters_override)
     qsort(s, iters, sizeof *s, cmp_double);
     double us = iters % 2 ? s[iters / 2] : (s[iters / 2 - 1] + s[iters / 2]) / 2;
     free(s);
-    printf("{\"impl\":\"limit\",\"op\":\"%s\",\"size\":%zu,\"unit\":\"B\",\"npes\":2,\"iters\":%d,\"batch\":%d,\"us\":%.6g",
-           t->op, t->size, iters, t->batch, us);
+    printf("{\"impl\":\"limit\",\"op\":\"%s%s\",\"size\":%zu,\"unit\":\"B\",\"npes\":2,\"iters\":%d,\"batch\":%d,\"us\":%.6g",
+           t->op, suffix, t->size, iters, t->batch, us);
     if (t->rate == RATE_MBPS)
         printf(",\"mbps\":%.6g", (double)WINDOW * t->size / us);
     else if (t->rate == RATE_MOPS)
@@ -198,6 +208,14 @@ static const struct test tests[] = {
     {"ucx_compare_swap", 8, 100, 200, 20, RATE_MOPS, op_compare_swap},
     {"ucx_put_bw", BW_SIZE, 1, 20, 2, RATE_MBPS, op_put_bw},
 };
+
+/* set_mode puts a mode into the target's mode word (rank 0). */
+static void set_mode(uint64_t m)
+{
+    *(uint64_t *)(buf + OFF_MODE_SRC) = m;
+    put(OFF_MODE_SRC, OFF_MODE, 8);
+    flush();
+}
 
 /* publish puts a byte string under key for the other rank. */
 static void publish(const char *key, void *p, size_t n)
@@ -273,7 +291,7 @@ int main(int argc, char **argv)
 
     ucp_params_t params = {0};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
     ucp_context_h ctx;
     check(ucp_init(&params, NULL, &ctx), "ucp_init");
     ucp_worker_params_t wp = {0};
@@ -319,25 +337,39 @@ int main(int argc, char **argv)
     check(ucp_ep_create(worker, &ep_params, &ep), "ucp_ep_create");
     check(ucp_ep_rkey_unpack(ep, peer_rkey, &rkey), "ucp_ep_rkey_unpack");
 
-    volatile uint64_t *stop = (volatile uint64_t *)(buf + OFF_STOP);
+    volatile uint64_t *mode = (volatile uint64_t *)(buf + OFF_MODE);
     if (me.rank == 0) {
-        for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-            fprintf(stderr, "[limit] %zu/%zu %s\n", i + 1, sizeof tests / sizeof tests[0], tests[i].op);
-            measure(&tests[i], iters);
+        size_t ntests = sizeof tests / sizeof tests[0];
+        for (size_t i = 0; i < ntests; i++) {
+            fprintf(stderr, "[limit] %zu/%zu %s\n", i + 1, ntests, tests[i].op);
+            set_mode(MODE_POLL);
+            measure(&tests[i], "", iters);
+            set_mode(MODE_SLEEP);
+            measure(&tests[i], "_sleep", iters);
         }
-        *(uint64_t *)(buf + OFF_AMO) = 1; /* the stop value, sent from the source side */
-        put(OFF_AMO, OFF_STOP, 8);
-        flush();
+        set_mode(MODE_STOP);
     } else {
-        while (*stop == 0)
-            ucp_worker_progress(worker);
+        int efd;
+        check(ucp_worker_get_efd(worker, &efd), "ucp_worker_get_efd");
+        for (uint64_t m; (m = *mode) != MODE_STOP;) {
+            if (m == MODE_POLL) {
+                ucp_worker_progress(worker);
+                continue;
+            }
+            while (ucp_worker_progress(worker) != 0)
+                ;
+            ucs_status_t st = ucp_worker_arm(worker);
+            if (st == UCS_ERR_BUSY)
+                continue; /* events came in meanwhile */
+            check(st, "ucp_worker_arm");
+            struct pollfd pfd = {.fd = efd, .events = POLLIN};
+            poll(&pfd, 1, 100);
+        }
     }
     fence(0); /* neither side tears down while the other still needs it */
 
     ucp_rkey_destroy(rkey);
-    ucp_request_param_t cp = {0};
-    cp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    cp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucp_request_param_t cp = {0}; /* a flushing close: both sides progress meanwhile */
     wait_req(ucp_ep_close_nbx(ep, &cp), "ucp_ep_close_nbx");
     ucp_worker_release_address(worker, addr);
     ucp_rkey_buffer_release(rkey_buf);
