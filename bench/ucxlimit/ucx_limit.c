@@ -244,14 +244,35 @@ static void *fetch(const pmix_proc_t *peer, const char *key, size_t *n)
     return p;
 }
 
-static void fence(int collect)
+static volatile int fence_done;
+static pmix_status_t fence_status;
+
+static void fence_cb(pmix_status_t status, void *cbdata)
+{
+    (void)cbdata;
+    fence_status = status;
+    fence_done = 1;
+}
+
+/* fence is PMIx_Fence across both ranks, collecting the published data when collect is
+ * set. With progress set it keeps the UCX worker running until the fence completes: the
+ * peer may still wait for this side's acknowledgement of its last operation (over TCP the
+ * target's worker sends it), and blocking here would hang both. */
+static void fence(int collect, int progress)
 {
     pmix_info_t info;
     bool flag = collect != 0;
     PMIX_INFO_CONSTRUCT(&info);
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
-    if (PMIx_Fence(NULL, 0, &info, 1) != PMIX_SUCCESS)
-        die("PMIx_Fence", "failed");
+    fence_done = 0;
+    if (PMIx_Fence_nb(NULL, 0, &info, 1, fence_cb, NULL) != PMIX_SUCCESS)
+        die("PMIx_Fence_nb", "failed");
+    while (!fence_done)
+        if (progress)
+            ucp_worker_progress(worker);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (fence_status != PMIX_SUCCESS)
+        die("PMIx_Fence_nb", PMIx_Error_string(fence_status));
     PMIX_INFO_DESTRUCT(&info);
 }
 
@@ -322,7 +343,7 @@ int main(int argc, char **argv)
     publish("gs.limit.base", &base, sizeof base);
     if (PMIx_Commit() != PMIX_SUCCESS)
         die("PMIx_Commit", "failed");
-    fence(1);
+    fence(1, 0);
 
     size_t n;
     void *peer_addr = fetch(&peer, "gs.limit.addr", &n);
@@ -366,7 +387,7 @@ int main(int argc, char **argv)
             poll(&pfd, 1, 100);
         }
     }
-    fence(0); /* neither side tears down while the other still needs it */
+    fence(0, 1); /* neither side tears down while the other still needs it */
 
     ucp_rkey_destroy(rkey);
     /* A flushing close; the peer closing at the same time may reset the connection first,
