@@ -113,7 +113,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestBuildRows(t *testing.T) {
-	rows := BuildRows(cannedSummaries(t))
+	rows := BuildRows(cannedSummaries(t), 0)
 	var order []string
 	for _, r := range rows {
 		order = append(order, r.Op)
@@ -194,7 +194,7 @@ func tableRow(t *testing.T, table, prefix string) []string {
 func TestWriteTable(t *testing.T) {
 	var b bytes.Buffer
 	info := TableInfo{NPEs: 2, Reps: 3, Notes: []string{"goshmem: not measured"}}
-	if err := WriteTable(&b, BuildRows(cannedSummaries(t)), info); err != nil {
+	if err := WriteTable(&b, BuildRows(cannedSummaries(t), 0), info); err != nil {
 		t.Fatal(err)
 	}
 	table := b.String()
@@ -390,7 +390,10 @@ func TestRunAll(t *testing.T) {
 		benchArgs:  []string{"-o", "put"},
 	}
 	var stderr bytes.Buffer
-	recs, notes := runAll(cfg, dir, &stderr)
+	recs, notes, err := runAll(cfg, dir, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(recs) != 3 {
 		t.Fatalf("%d records, want the peer's one per repetition", len(recs))
 	}
@@ -413,7 +416,7 @@ func TestRunAll(t *testing.T) {
 		t.Errorf("the peer did not get --json and the suite flags; stderr:\n%s", stderr.String())
 	}
 	var out bytes.Buffer
-	if err := WriteTable(&out, BuildRows(Summarize(recs)), TableInfo{NPEs: 2, Reps: 3, Notes: notes}); err != nil {
+	if err := WriteTable(&out, BuildRows(Summarize(recs), 0), TableInfo{NPEs: 2, Reps: 3, Notes: notes}); err != nil {
 		t.Fatal(err)
 	}
 	if got := tableRow(t, out.String(), "put"); got[3] != "-" || got[4] != "1.500" {

@@ -5,6 +5,10 @@
 //
 //	go run ./bench/compare [--reps 3] [-n 2] [-m MIN:MAX] [-i N] [-x N] [-f] [-o OPS]
 //	                       [--plot FILE.svg] [--save FILE.json] [--json-in A.json,B.json]
+//	go run ./bench/compare --nodes 2 [--per-node 1] [...]    (across fake nodes, root)
+//
+// With --nodes, both sides and the limit (raw UCX, bench/ucxlimit) run across the fake
+// nodes of scripts/fakenodes (multinode.go).
 //
 // bench/FORMAT.md defines the method, the operations and the JSON lines read here.
 package main
@@ -22,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const (
@@ -43,6 +48,9 @@ type config struct {
 	save       string
 	jsonIn     []string
 	dir        string
+	nodes      int // 0: one machine; from 2: across that many fake nodes
+	perNode    int // PEs per node with nodes
+	timeout    time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -62,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.plot, "plot", "", "write latency against size as an SVG to `FILE.svg`")
 	fs.StringVar(&c.save, "save", "", "write every record gathered, with its repetition, as JSON lines to `FILE`")
 	jsonIn := fs.String("json-in", "", "re-render from saved JSON lines `A.json,B.json` instead of running anything")
+	fs.IntVar(&c.nodes, "nodes", 0, "run both sides and the UCX limit across `N` fake nodes (scripts/fakenodes; root); -n is then N × --per-node")
+	fs.IntVar(&c.perNode, "per-node", 1, "PEs per node with --nodes (placed round-robin: PE 0 and PE 1 on different nodes)")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Minute, "with --nodes, kill a run (on every node) after this long")
 	fs.StringVar(&c.dir, "dir", "", "directory the commands run in (default: the goshmem module's root above the current directory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -74,6 +85,23 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.npes < 1 {
 		return c, fmt.Errorf("-n: want at least 1 PE, have %d", c.npes)
+	}
+	if c.nodes != 0 {
+		if c.nodes < 2 || c.nodes > 254 {
+			return c, fmt.Errorf("--nodes: want 2 to 254 fake nodes, have %d", c.nodes)
+		}
+		if c.perNode < 1 || c.perNode > 1024 {
+			return c, fmt.Errorf("--per-node: want 1 to 1024 PEs per node, have %d", c.perNode)
+		}
+		nSet := false
+		fs.Visit(func(f *flag.Flag) { nSet = nSet || f.Name == "n" })
+		if nSet && c.npes != c.nodes*c.perNode {
+			return c, fmt.Errorf("-n %d disagrees with --nodes %d × --per-node %d (leave -n out)", c.npes, c.nodes, c.perNode)
+		}
+		c.npes = c.nodes * c.perNode
+		if c.timeout <= 0 {
+			return c, fmt.Errorf("--timeout: want a positive duration, have %v", c.timeout)
+		}
 	}
 	for _, f := range []struct {
 		name, v string
@@ -130,7 +158,10 @@ func run(cfg config, stdout, stderr io.Writer) error {
 		if dir == "" {
 			dir = moduleRoot()
 		}
-		recs, notes = runAll(cfg, dir, stderr)
+		var err error
+		if recs, notes, err = runAll(cfg, dir, stderr); err != nil {
+			return err
+		}
 	}
 	notes = append(notes, missingNotes(recs)...)
 	if cfg.save != "" {
@@ -139,13 +170,16 @@ func run(cfg config, stdout, stderr io.Writer) error {
 		}
 	}
 	sums := Summarize(recs)
-	rows := BuildRows(sums)
-	info := TableInfo{NPEs: npesOf(recs, cfg.npes), Reps: reps, Notes: notes}
+	rows := BuildRows(sums, cfg.nodes)
+	info := TableInfo{NPEs: npesOf(recs, cfg.npes), Nodes: cfg.nodes, PerNode: cfg.perNode, Reps: reps, Notes: notes}
 	if err := WriteTable(stdout, rows, info); err != nil {
 		return err
 	}
 	if cfg.plot != "" {
 		title := fmt.Sprintf("goshmem vs Open MPI OSHMEM, %d PEs: latency (µs) against size", info.NPEs)
+		if cfg.nodes > 0 {
+			title = fmt.Sprintf("goshmem vs Open MPI OSHMEM, %d PEs on %d nodes: latency (µs) against size", info.NPEs, cfg.nodes)
+		}
 		if err := os.WriteFile(cfg.plot, RenderSVG(sums, title), 0o644); err != nil {
 			return fmt.Errorf("--plot: %v", err)
 		}
@@ -234,28 +268,38 @@ func moduleRoot() string {
 // runner is one command compare runs each repetition.
 type runner struct {
 	impl   string // the impl its records must carry
-	cmd    string
+	cmd    string // a shell command, or (with start) what start runs, for the notes
 	args   []string
 	env    []string
 	failed bool // it failed once; later repetitions skip it
+	// start, when set, runs the side instead of `sh -c cmd` (a job across fake nodes).
+	start func(args []string, dir string, stdout, stderr io.Writer) error
 }
 
 // runAll runs every side reps times, goshmem and the peer alternating which goes first,
 // and returns all records and the notes explaining any failure.
-func runAll(cfg config, dir string, stderr io.Writer) ([]Record, []string) {
+func runAll(cfg config, dir string, stderr io.Writer) ([]Record, []string, error) {
 	benchArgs := append([]string{"--json"}, cfg.benchArgs...)
 	var gosh, peer, lim *runner
-	if cfg.goshmemCmd != "" {
-		gosh = &runner{impl: implGoshmem, cmd: strings.ReplaceAll(cfg.goshmemCmd, "{npes}", strconv.Itoa(cfg.npes)), args: benchArgs}
-	}
-	if cfg.peerCmd != "" {
-		peer = &runner{impl: implOSHMEM, cmd: cfg.peerCmd, args: benchArgs, env: []string{"NPES=" + strconv.Itoa(cfg.npes)}}
-	}
-	if cfg.limitsCmd != "" {
-		lim = &runner{impl: implLimit, cmd: cfg.limitsCmd, args: []string{"--json"}}
-	}
 	var recs []Record
 	var notes []string
+	if cfg.nodes > 0 {
+		runners, setupNotes, release, err := setUpMultinode(cfg, dir, stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
+		lim, gosh, peer = runners[0], runners[1], runners[2]
+		notes = append(notes, setupNotes...)
+	} else if cfg.goshmemCmd != "" {
+		gosh = &runner{impl: implGoshmem, cmd: strings.ReplaceAll(cfg.goshmemCmd, "{npes}", strconv.Itoa(cfg.npes)), args: benchArgs}
+	}
+	if cfg.peerCmd != "" && cfg.nodes == 0 {
+		peer = &runner{impl: implOSHMEM, cmd: cfg.peerCmd, args: benchArgs, env: []string{"NPES=" + strconv.Itoa(cfg.npes)}}
+	}
+	if cfg.limitsCmd != "" && cfg.nodes == 0 {
+		lim = &runner{impl: implLimit, cmd: cfg.limitsCmd, args: []string{"--json"}}
+	}
 	var loads []string
 	for rep := 1; rep <= cfg.reps; rep++ {
 		if l, ok := loadAverage(); ok {
@@ -282,7 +326,7 @@ func runAll(cfg config, dir string, stderr io.Writer) ([]Record, []string) {
 		// Other work on the cores spoils every number; the reader should see how busy they were.
 		notes = append(notes, "load average (1 min) at the start of each repetition: "+strings.Join(loads, ", "))
 	}
-	return recs, notes
+	return recs, notes, nil
 }
 
 // loadAverage is the first field of /proc/loadavg.
@@ -301,15 +345,20 @@ func loadAverage() (string, bool) {
 // run runs the command once: stdout is parsed as records, stderr goes to compare's stderr
 // (the suites' progress lines) and its last lines into the note when the command fails.
 func (r *runner) run(dir string, rep int, stderr io.Writer) ([]Record, string) {
-	cmd := exec.Command("sh", "-c", r.cmd+` "$@"`, "sh")
-	cmd.Args = append(cmd.Args, r.args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), r.env...)
 	var out bytes.Buffer
 	log := &stderrLog{max: 4096}
-	cmd.Stdout = &out
-	cmd.Stderr = io.MultiWriter(stderr, log)
-	runErr := cmd.Run()
+	var runErr error
+	if r.start != nil {
+		runErr = r.start(r.args, dir, &out, io.MultiWriter(stderr, log))
+	} else {
+		cmd := exec.Command("sh", "-c", r.cmd+` "$@"`, "sh")
+		cmd.Args = append(cmd.Args, r.args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), r.env...)
+		cmd.Stdout = &out
+		cmd.Stderr = io.MultiWriter(stderr, log)
+		runErr = cmd.Run()
+	}
 	recs, _, parseErr := ParseRecords(&out, r.impl+" output")
 	var kept []Record
 	var wrongImpl int

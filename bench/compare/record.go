@@ -183,7 +183,7 @@ func Median(v []float64) float64 {
 var opOrder = []string{
 	"put", "get", "put_bw", "get_bw", "put_nbi_rate",
 	"atomic_fetch_add", "atomic_add", "atomic_compare_swap", "atomic_swap", "atomic_set", "atomic_fetch",
-	"barrier", "pingpong", "test_some", "wait_until_some",
+	"barrier", "pingpong", "test_some", "wait_until_some", "progress",
 	"broadcast64", "collect64", "fcollect64",
 	"reduce_int_sum", "reduce_long_sum", "reduce_double_sum", "reduce_long_or", "reduce_int_min",
 	"alltoall64", "alltoalls64",
@@ -199,7 +199,7 @@ func familyOf(op string) string {
 		return "rma"
 	case strings.HasPrefix(op, "atomic_"):
 		return "atomics"
-	case op == "barrier" || op == "pingpong" || op == "test_some" || op == "wait_until_some":
+	case op == "barrier" || op == "pingpong" || op == "test_some" || op == "wait_until_some" || op == "progress":
 		return "sync"
 	case op == "broadcast64" || op == "collect64" || op == "fcollect64" || strings.HasPrefix(op, "reduce_"):
 		return "collectives"

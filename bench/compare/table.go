@@ -129,8 +129,10 @@ func (l limits) limitFor(op string, size int64, npes int) Limit {
 }
 
 // BuildRows makes the table's rows from the summaries of goshmem, OSHMEM and the limits,
-// ordered by operation (bench/FORMAT.md's order) and size.
-func BuildRows(sums map[Key]Summary) []Row {
+// ordered by operation (bench/FORMAT.md's order) and size. nodes is how many nodes the run
+// spanned: up to 1, the limits are the machine's (bench/limits); from 2, raw UCX between
+// two nodes (bench/ucxlimit), since a copy or a cache-line round trip bounds nothing there.
+func BuildRows(sums map[Key]Summary, nodes int) []Row {
 	type pt struct {
 		op   string
 		size int64
@@ -157,7 +159,11 @@ func BuildRows(sums map[Key]Summary) []Row {
 	lim := limitsFrom(sums)
 	out := make([]Row, 0, len(rows))
 	for _, r := range rows {
-		r.Limit = lim.limitFor(r.Op, r.Size, r.NPEs)
+		if nodes >= 2 {
+			r.Limit = netLimitFor(sums, r.Op, r.Size)
+		} else {
+			r.Limit = lim.limitFor(r.Op, r.Size, r.NPEs)
+		}
 		out = append(out, *r)
 	}
 	slices.SortFunc(out, func(a, b Row) int {
@@ -171,22 +177,32 @@ func BuildRows(sums map[Key]Summary) []Row {
 
 // TableInfo is what the table's header says about the run.
 type TableInfo struct {
-	NPEs  int
-	Reps  int      // repetitions; 0 when re-rendered from files
-	Notes []string // one line each, e.g. why a column is empty
+	NPEs    int
+	Nodes   int      // fake nodes the run spanned; 0: one machine, no launcher across nodes
+	PerNode int      // PEs per node when Nodes > 0
+	Reps    int      // repetitions; 0 when re-rendered from files
+	Notes   []string // one line each, e.g. why a column is empty
 }
 
 // WriteTable prints the comparison table.
 func WriteTable(w io.Writer, rows []Row, info TableInfo) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# goshmem vs Open MPI OSHMEM, %d PEs", info.NPEs)
+	if info.Nodes > 0 {
+		fmt.Fprintf(&b, " across %d fake nodes (%d per node, --map-by node: PE 0 and PE 1 on different nodes)", info.Nodes, info.PerNode)
+	}
 	if info.Reps > 0 {
 		fmt.Fprintf(&b, ", medians of %d alternating repetitions", info.Reps)
 	} else {
 		b.WriteString(", medians of the records read")
 	}
 	b.WriteString("\n# ratio = OSHMEM µs / goshmem µs (>1: goshmem is faster); put_bw, get_bw, put_nbi_rate: µs per window of 64\n")
-	b.WriteString("# limit = the best this machine allows (bench/FORMAT.md); % = limit µs / measured µs\n")
+	if info.Nodes >= 2 {
+		b.WriteString("# limit = raw UCX between two of the nodes, the same operation (bench/ucxlimit), the faster of a polling target\n")
+		b.WriteString("#   and one asleep on its wake-up fd (\"ev\"); % = limit µs / measured µs\n")
+	} else {
+		b.WriteString("# limit = the best this machine allows (bench/FORMAT.md); % = limit µs / measured µs\n")
+	}
 	for _, n := range info.Notes {
 		fmt.Fprintf(&b, "# %s\n", n)
 	}

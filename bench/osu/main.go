@@ -39,6 +39,14 @@ const (
 	famAtomic
 	famSync
 	famColl
+	famProgress
+)
+
+// The progress operation: PE 1 computes this long, PE 0 starts its put this long after the
+// sample's barrier, so that the put lands in the middle of the computation.
+const (
+	progressCompute = 300 * time.Millisecond
+	progressDelay   = 30 * time.Millisecond
 )
 
 type active int
@@ -86,6 +94,8 @@ var (
 	pingpongSeq int64
 	roundTrip   int64
 	expect      int64
+	selfTimed   time.Duration // the time progress measured itself (its sample is not the whole run)
+	computeSink uint64
 	world       = shmem.ActiveSet{Start: 0, LogStride: 0, Size: 0}
 )
 
@@ -263,6 +273,7 @@ var ops = []op{
 	}},
 	{"test_some", famSync, "elems", 1, maxIvars, false, 8, activePair, metricNone, 1, "shmem.TestSome round trip, PE 0 <-> PE 1", roundTripSome(true)},
 	{"wait_until_some", famSync, "elems", 1, maxIvars, false, 8, activePair, metricNone, 1, "shmem.WaitUntilSome round trip, PE 0 <-> PE 1", roundTripSome(false)},
+	{"progress", famProgress, "B", 8, 8, true, 1, activePE0, metricNone, 1, "shmem.Put + shmem.Quiet, PE 0 -> PE 1 while PE 1 computes for 300 ms", runProgress},
 	{"broadcast64", famColl, "elems", 1, mib / 8, false, 8, activeAll, metricNone, 1, "shmem.Broadcast64 from PE 0, all PEs", func(n, batch int) {
 		for range batch {
 			ps, _ := nextSync()
@@ -300,6 +311,35 @@ var ops = []op{
 	}},
 }
 
+// runProgress is one sample of progress: PE 1 computes for progressCompute without calling
+// the library; PE 0 waits progressDelay, then times an 8-byte put and quiet to PE 1, which
+// completes only if PE 1's side of the transport makes progress without PE 1's help.
+func runProgress(_, batch int) {
+	for range batch {
+		switch me {
+		case 0:
+			time.Sleep(progressDelay)
+			t0 := time.Now()
+			shmem.Put(bufB[:8], bufA[:8], 1)
+			shmem.Quiet()
+			selfTimed += time.Since(t0)
+		case 1:
+			compute(progressCompute)
+		}
+	}
+}
+
+// compute keeps the CPU busy for d with arithmetic and no library call.
+func compute(d time.Duration) {
+	x := computeSink | 1
+	for t0 := time.Now(); time.Since(t0) < d; {
+		for range 1000 {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+	}
+	computeSink = x
+}
+
 // batchOf is an operation's batch at a size (FORMAT.md, "Operations").
 func (o *op) batchOf(size int) int {
 	bytes := size * o.elemBytes
@@ -316,6 +356,8 @@ func (o *op) batchOf(size int) int {
 		return 1
 	case famRate:
 		return 10
+	case famProgress:
+		return 1
 	case famAtomic, famSync:
 		return 100
 	}
@@ -326,6 +368,8 @@ func (o *op) batchOf(size int) int {
 func (o *op) defaultIters(size int) (int, int) {
 	large := size*o.elemBytes > smallLimit
 	switch {
+	case o.fam == famProgress: // each sample takes progressCompute
+		return 10, 1
 	case o.fam == famBW && large:
 		return 20, 2
 	case o.fam == famBW:
@@ -488,9 +532,13 @@ func measure(o *op, size, iters, warmup int) result {
 	samples := make([]float64, iters)
 	for s := range warmup + iters {
 		shmem.BarrierAll()
+		selfTimed = 0
 		t0 := time.Now()
 		o.run(size, batch)
 		d := time.Since(t0)
+		if o.fam == famProgress {
+			d = selfTimed // the put's time, not the wait before it
+		}
 		if s >= warmup {
 			samples[s-warmup] = float64(d.Nanoseconds()) / 1e3 / float64(batch)
 		}

@@ -36,7 +36,7 @@ enum active { ACTIVE_PE0, ACTIVE_PAIR, ACTIVE_ALL };
 enum metric { METRIC_NONE, METRIC_MBPS, METRIC_MOPS };
 
 /* Families choose the default -i/-x (bench/FORMAT.md, "Defaults"). */
-enum family { FAM_RMA, FAM_BW, FAM_RATE, FAM_ATOMIC, FAM_SYNC, FAM_COLL };
+enum family { FAM_RMA, FAM_BW, FAM_RATE, FAM_ATOMIC, FAM_SYNC, FAM_COLL, FAM_PROGRESS };
 
 struct op {
     const char *name;
@@ -208,6 +208,35 @@ static void run_pingpong(size_t n, int batch)
     }
 }
 
+/* progress: PE 1 computes for PROGRESS_COMPUTE_US without calling the library; PE 0 waits
+ * PROGRESS_DELAY_US, then times an 8-byte put and quiet to PE 1 (self_timed_us), which
+ * completes only if PE 1's side of the transport makes progress without PE 1's help. */
+#define PROGRESS_COMPUTE_US 300000.0
+#define PROGRESS_DELAY_US 30000.0
+static double self_timed_us;
+static volatile unsigned long compute_sink;
+
+static void run_progress(size_t n, int batch)
+{
+    (void)n;
+    for (int b = 0; b < batch; b++) {
+        if (me == 0) {
+            struct timespec d = {0, (long)(PROGRESS_DELAY_US * 1000)};
+            nanosleep(&d, NULL);
+            double t0 = now_us();
+            shmem_putmem(buf_b, buf_a, 8, 1);
+            shmem_quiet();
+            self_timed_us += now_us() - t0;
+        } else if (me == 1) {
+            unsigned long x = compute_sink | 1;
+            for (double t0 = now_us(); now_us() - t0 < PROGRESS_COMPUTE_US;)
+                for (int i = 0; i < 1000; i++)
+                    x = x * 6364136223846793005UL + 1442695040888963407UL;
+            compute_sink = x;
+        }
+    }
+}
+
 /* ---- collectives: active set of all PEs, pSync and pWrk alternated ---- */
 
 #define ALL_PES 0, 0, npes
@@ -312,6 +341,8 @@ static const struct op ops[] = {
      "shmem_long_test_some round trip, PE 0 <-> PE 1", NA_15, NULL},
     {"wait_until_some", FAM_SYNC, "elems", 1, MAX_IVARS, 0, 8, ACTIVE_PAIR, METRIC_NONE, 1,
      "shmem_long_wait_until_some round trip, PE 0 <-> PE 1", NA_15, NULL},
+    {"progress", FAM_PROGRESS, "B", 8, 8, 1, 1, ACTIVE_PE0, METRIC_NONE, 1,
+     "shmem_putmem + shmem_quiet, PE 0 -> PE 1 while PE 1 computes for 300 ms", NULL, run_progress},
     {"broadcast64", FAM_COLL, "elems", 1, MIB / 8, 0, 8, ACTIVE_ALL, METRIC_NONE, 1,
      "shmem_broadcast64 from PE 0, all PEs", NULL, run_broadcast64},
     {"collect64", FAM_COLL, "elems", 1, MIB / 8, 0, 8, ACTIVE_ALL, METRIC_NONE, 1,
@@ -345,7 +376,8 @@ static int op_batch(const struct op *o, size_t size)
     case FAM_RATE: return 10;                           /* windows */
     case FAM_ATOMIC:
     case FAM_SYNC: return 100;
-    case FAM_COLL: return 1;
+    case FAM_COLL:
+    case FAM_PROGRESS: return 1;
     }
     return 1;
 }
@@ -355,6 +387,10 @@ static void op_default_iters(const struct op *o, size_t size, int *iters, int *w
 {
     int large = size * o->elem_bytes > SMALL_LIMIT;
     switch (o->family) {
+    case FAM_PROGRESS: /* each sample takes 300 ms */
+        *iters = 10;
+        *warmup = 1;
+        return;
     case FAM_BW:
         *iters = large ? 20 : 200;
         *warmup = large ? 2 : 20;
@@ -586,9 +622,11 @@ static void measure(const struct op *o, size_t size, int iters, int warmup, stru
     }
     for (int s = 0; s < warmup + iters; s++) {
         shmem_barrier_all();
+        self_timed_us = 0;
         double t0 = now_us();
         o->run(size, batch);
         double t1 = now_us();
+        if (o->family == FAM_PROGRESS) t1 = t0 + self_timed_us; /* the put's time, not the wait */
         if (s >= warmup) samples[s - warmup] = (t1 - t0) / batch;
     }
     double med = median(samples, iters);

@@ -9,6 +9,8 @@
 #   OSHRUN_FLAGS         placement flags for oshrun (default "--bind-to core --map-by core")
 #   PEER_BUILD_DIR       where the binary is built (default bench/peer/build)
 #   SHMEM_SYMMETRIC_SIZE OSHMEM's symmetric heap per PE (OSHMEM's default is 256M)
+#   PEER_BUILD_ONLY      when set: build, print the binary's path and exit (bench/compare
+#                        --nodes starts it under oshrun across the fake nodes itself)
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +44,10 @@ if [ ! -x "$bin" ] || [ "$here/osu_peer.c" -nt "$bin" ]; then
     say "building $bin"
     oshcc -O2 -Wall -o "$bin.tmp.$$" "$here/osu_peer.c" >&2
     mv "$bin.tmp.$$" "$bin"
+fi
+if [ -n "${PEER_BUILD_ONLY:-}" ]; then
+    echo "$bin"
+    exit 0
 fi
 
 if [ "$(id -u)" -eq 0 ]; then
