@@ -1,12 +1,10 @@
 package rt
 
-import "github.com/goshmem/shmem/runtime/shm"
-
 // Quiet completes every put, AMO and store this PE issued before it: on shared memory the
 // copies are done when the calls return, so what remains is visibility order, a full
 // barrier (SFENCE and a locked no-op on amd64, DMB ISH on arm64).
-func Quiet() { shm.FenceFull() }
+func Quiet() { DefaultCtx.Quiet() }
 
 // Fence orders this PE's puts to each PE before its later puts to that PE: a store barrier
 // (SFENCE on amd64, which also covers non-temporal stores; DMB ISHST on arm64).
-func Fence() { shm.FenceStore() }
+func Fence() { DefaultCtx.Fence() }
