@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"errors"
+	"fmt"
 
 	rt "github.com/goshmem/shmem/runtime"
 )
@@ -253,4 +254,83 @@ func CtxAtomicFetchXor[T Bitwise](c Ctx, dst *T, v T, pe int) T {
 // CtxAtomicXor is AtomicXor on context c.
 func CtxAtomicXor[T Bitwise](c Ctx, dst *T, v T, pe int) {
 	ctxAMO("shmem.CtxAtomicXor", c, rt.AMOFetchXor, dst, v, v, pe)
+}
+
+// IBPut copies nblocks blocks of bsize elements, block i from src[i*srcStride:] to
+// dst[i*dstStride:] on PE pe (OpenSHMEM 1.6's shmem_ibput; strides >= 1, in elements;
+// bsize 1 is IPut).
+func IBPut[T any](dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	ibput("shmem.IBPut", rt.DefaultCtx, dst, src, dstStride, srcStride, bsize, nblocks, pe)
+}
+
+// IBGet copies nblocks blocks of bsize elements, block i from the symmetric
+// src[i*srcStride:] on PE pe to dst[i*dstStride:] (shmem_ibget).
+func IBGet[T any](dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	ibget("shmem.IBGet", rt.DefaultCtx, dst, src, dstStride, srcStride, bsize, nblocks, pe)
+}
+
+// CtxIBPut is IBPut on context c.
+func CtxIBPut[T any](c Ctx, dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	if c.c != nil {
+		ibput("shmem.CtxIBPut", c.c, dst, src, dstStride, srcStride, bsize, nblocks, pe)
+	}
+}
+
+// CtxIBGet is IBGet on context c.
+func CtxIBGet[T any](c Ctx, dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	if c.c != nil {
+		ibget("shmem.CtxIBGet", c.c, dst, src, dstStride, srcStride, bsize, nblocks, pe)
+	}
+}
+
+func ibput[T any](who string, c *rt.Ctx, dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	checkBlockLens(who, len(dst), len(src), dstStride, srcStride, bsize, nblocks)
+	c.IBPut(who, sliceAddr(dst), sliceAddr(src), dstStride, srcStride, uintptr(bsize), uintptr(nblocks), sizeOf[T](), pe)
+}
+
+func ibget[T any](who string, c *rt.Ctx, dst, src []T, dstStride, srcStride, bsize, nblocks, pe int) {
+	checkBlockLens(who, len(dst), len(src), dstStride, srcStride, bsize, nblocks)
+	c.IBGet(who, sliceAddr(dst), sliceAddr(src), dstStride, srcStride, uintptr(bsize), uintptr(nblocks), sizeOf[T](), pe)
+}
+
+// checkBlockLens checks the counts and that both slices hold their blocks.
+func checkBlockLens(who string, ldst, lsrc, dstStride, srcStride, bsize, nblocks int) {
+	if bsize < 0 || nblocks < 0 {
+		panic(fmt.Sprintf("%s: negative block size %d or count %d", who, bsize, nblocks))
+	}
+	for _, a := range []struct {
+		name         string
+		have, stride int
+	}{{"dst", ldst, dstStride}, {"src", lsrc, srcStride}} {
+		need := rt.CheckBlocks(who, a.name, a.stride, uintptr(bsize), uintptr(nblocks), 1)
+		if uintptr(a.have) < need {
+			panic(fmt.Sprintf("%s: %s has %d elements, %d blocks of %d at stride %d need %d", who, a.name, a.have, nblocks, bsize, a.stride, need))
+		}
+	}
+}
+
+// Signal updates the symmetric signal word *sig on PE pe atomically, by op (SignalSet or
+// SignalAdd) with v: a signal without data (OpenSHMEM 1.6's shmem_signal_set and
+// shmem_signal_add).
+func Signal(sig *uint64, v uint64, op SignalOp, pe int) {
+	signal("shmem.Signal", rt.DefaultCtx, sig, v, op, pe)
+}
+
+// CtxSignal is Signal on context c.
+func CtxSignal(c Ctx, sig *uint64, v uint64, op SignalOp, pe int) {
+	if c.c != nil {
+		signal("shmem.CtxSignal", c.c, sig, v, op, pe)
+	}
+}
+
+func signal(who string, c *rt.Ctx, sig *uint64, v uint64, op SignalOp, pe int) {
+	aop := rt.AMOSet
+	switch op {
+	case SignalSet:
+	case SignalAdd:
+		aop = rt.AMOFetchAdd
+	default:
+		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
+	}
+	amo(who, c, aop, sig, v, v, pe)
 }

@@ -33,10 +33,15 @@ const (
 )
 
 //export goshmem_amo32
-func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
+func goshmem_amo32(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
 	defer catch(r)
 	who := name(r)
-	p := (*uint32)(rt.AMOTarget(who, symCheck(who, "dest", dest, 4), 4, int(pe)))
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return 0
+	}
+	w := c.PE(who, int(pe))
+	p := (*uint32)(rt.AMOTarget(who, symCheck(who, "dest", dest, 4), 4, w))
 	var old uint32
 	switch op {
 	case amoFetch:
@@ -67,15 +72,20 @@ func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int3
 	default:
 		badAMO(who, op)
 	}
-	rt.NotifyAtomic(int(pe))
+	rt.NotifyAtomic(w)
 	return old
 }
 
 //export goshmem_amo64
-func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int32) uint64 {
+func goshmem_amo64(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, value, cond uint64, pe int32) uint64 {
 	defer catch(r)
 	who := name(r)
-	p := (*uint64)(rt.AMOTarget(who, symCheck(who, "dest", dest, 8), 8, int(pe)))
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return 0
+	}
+	w := c.PE(who, int(pe))
+	p := (*uint64)(rt.AMOTarget(who, symCheck(who, "dest", dest, 8), 8, w))
 	var old uint64
 	switch op {
 	case amoFetch:
@@ -106,7 +116,7 @@ func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int3
 	default:
 		badAMO(who, op)
 	}
-	rt.NotifyAtomic(int(pe))
+	rt.NotifyAtomic(w)
 	return old
 }
 

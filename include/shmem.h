@@ -34,6 +34,9 @@ extern "C" {
 #define SHMEM_CMP_LE 5
 #define SHMEM_SIGNAL_SET 0
 #define SHMEM_SIGNAL_ADD 1
+#define SHMEM_CTX_SERIALIZED 1L
+#define SHMEM_CTX_PRIVATE 2L
+#define SHMEM_CTX_NOSTORE 4L
 
 /* Constants of the C API */
 #define SHMEM_MAX_NAME_LEN 256
@@ -72,6 +75,15 @@ typedef struct {
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 #define SHMEM_TEAM_WORLD ((shmem_team_t)1)
 #define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+#define SHMEM_TEAM_NODE ((shmem_team_t)3)
+
+/* Communication contexts: a handle points to the library's description of the context;
+ * SHMEM_CTX_DEFAULT is the default context's, SHMEM_CTX_INVALID a null pointer (operations
+ * on it do nothing). */
+typedef struct goshmem_ctx *shmem_ctx_t;
+extern struct goshmem_ctx goshmem_ctx_default;
+#define SHMEM_CTX_DEFAULT (&goshmem_ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
 /* Library setup, exit and query */
 void shmem_init(void);
@@ -84,7 +96,9 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
+void shmem_pcontrol(const int level, ...);
 void shmem_info_get_name(char *name);
 
 /* Memory management (collective; NULL when the heap is exhausted, with the reason on stderr) */
@@ -103,6 +117,12 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team);
 void shmem_team_destroy(shmem_team_t team);
+
+/* Communication contexts (the options: SHMEM_CTX_SERIALIZED, _PRIVATE, _NOSTORE; every thread level is SHMEM_THREAD_MULTIPLE) */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
 /* Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
 void shmem_float_put(float *dest, const float *source, size_t nelems, int pe);
@@ -297,6 +317,54 @@ void shmem_uint32_iget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, pt
 void shmem_uint64_iget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 void shmem_size_iget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 void shmem_ptrdiff_iget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_float_ibput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_double_ibput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_char_ibput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_schar_ibput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_short_ibput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int_ibput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_long_ibput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_longlong_ibput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uchar_ibput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ushort_ibput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint_ibput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ulong_ibput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ulonglong_ibput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int8_ibput(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int16_ibput(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int32_ibput(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int64_ibput(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint8_ibput(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint16_ibput(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint32_ibput(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint64_ibput(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_size_ibput(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ptrdiff_ibput(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_float_ibget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_double_ibget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_char_ibget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_schar_ibget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_short_ibget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int_ibget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_long_ibget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_longlong_ibget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uchar_ibget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ushort_ibget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint_ibget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ulong_ibget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ulonglong_ibget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int8_ibget(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int16_ibget(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int32_ibget(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_int64_ibget(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint8_ibget(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint16_ibget(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint32_ibget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_uint64_ibget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_size_ibget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ptrdiff_ibget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 void shmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
@@ -346,6 +414,296 @@ void shmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t 
 void shmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 
+/* On a communication context: Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
+void shmem_ctx_float_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+void shmem_ctx_double_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+void shmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_ctx_char_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+void shmem_ctx_schar_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+void shmem_ctx_short_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+void shmem_ctx_int_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+void shmem_ctx_long_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+void shmem_ctx_longlong_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+void shmem_ctx_uchar_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+void shmem_ctx_ushort_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+void shmem_ctx_uint_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+void shmem_ctx_ulong_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+void shmem_ctx_ulonglong_put(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+void shmem_ctx_int8_put(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+void shmem_ctx_int16_put(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+void shmem_ctx_int32_put(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+void shmem_ctx_int64_put(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+void shmem_ctx_uint8_put(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+void shmem_ctx_uint16_put(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+void shmem_ctx_uint32_put(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+void shmem_ctx_uint64_put(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+void shmem_ctx_size_put(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_put(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+void shmem_ctx_float_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+void shmem_ctx_double_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+void shmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_ctx_char_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+void shmem_ctx_schar_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+void shmem_ctx_short_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+void shmem_ctx_int_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+void shmem_ctx_long_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+void shmem_ctx_longlong_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+void shmem_ctx_uchar_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+void shmem_ctx_ushort_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+void shmem_ctx_uint_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+void shmem_ctx_ulong_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+void shmem_ctx_ulonglong_put_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+void shmem_ctx_int8_put_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+void shmem_ctx_int16_put_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+void shmem_ctx_int32_put_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+void shmem_ctx_int64_put_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+void shmem_ctx_uint8_put_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+void shmem_ctx_uint16_put_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+void shmem_ctx_uint32_put_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+void shmem_ctx_uint64_put_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+void shmem_ctx_size_put_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_put_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+void shmem_ctx_float_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+void shmem_ctx_double_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+void shmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_ctx_char_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+void shmem_ctx_schar_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+void shmem_ctx_short_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+void shmem_ctx_int_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+void shmem_ctx_long_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+void shmem_ctx_longlong_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+void shmem_ctx_uchar_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+void shmem_ctx_ushort_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+void shmem_ctx_uint_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+void shmem_ctx_ulong_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+void shmem_ctx_ulonglong_get(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+void shmem_ctx_int8_get(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+void shmem_ctx_int16_get(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+void shmem_ctx_int32_get(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+void shmem_ctx_int64_get(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+void shmem_ctx_uint8_get(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+void shmem_ctx_uint16_get(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+void shmem_ctx_uint32_get(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+void shmem_ctx_uint64_get(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+void shmem_ctx_size_get(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_get(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+void shmem_ctx_float_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe);
+void shmem_ctx_double_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe);
+void shmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe);
+void shmem_ctx_char_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
+void shmem_ctx_schar_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe);
+void shmem_ctx_short_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe);
+void shmem_ctx_int_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe);
+void shmem_ctx_long_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe);
+void shmem_ctx_longlong_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe);
+void shmem_ctx_uchar_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe);
+void shmem_ctx_ushort_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe);
+void shmem_ctx_uint_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe);
+void shmem_ctx_ulong_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe);
+void shmem_ctx_ulonglong_get_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe);
+void shmem_ctx_int8_get_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe);
+void shmem_ctx_int16_get_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe);
+void shmem_ctx_int32_get_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe);
+void shmem_ctx_int64_get_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe);
+void shmem_ctx_uint8_get_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe);
+void shmem_ctx_uint16_get_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe);
+void shmem_ctx_uint32_get_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe);
+void shmem_ctx_uint64_get_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe);
+void shmem_ctx_size_get_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_get_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe);
+void shmem_ctx_float_p(shmem_ctx_t ctx, float *dest, float value, int pe);
+void shmem_ctx_double_p(shmem_ctx_t ctx, double *dest, double value, int pe);
+void shmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe);
+void shmem_ctx_char_p(shmem_ctx_t ctx, char *dest, char value, int pe);
+void shmem_ctx_schar_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe);
+void shmem_ctx_short_p(shmem_ctx_t ctx, short *dest, short value, int pe);
+void shmem_ctx_int_p(shmem_ctx_t ctx, int *dest, int value, int pe);
+void shmem_ctx_long_p(shmem_ctx_t ctx, long *dest, long value, int pe);
+void shmem_ctx_longlong_p(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+void shmem_ctx_uchar_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe);
+void shmem_ctx_ushort_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe);
+void shmem_ctx_uint_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_p(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int8_p(shmem_ctx_t ctx, int8_t *dest, int8_t value, int pe);
+void shmem_ctx_int16_p(shmem_ctx_t ctx, int16_t *dest, int16_t value, int pe);
+void shmem_ctx_int32_p(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_p(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint8_p(shmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe);
+void shmem_ctx_uint16_p(shmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe);
+void shmem_ctx_uint32_p(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_p(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_size_p(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+void shmem_ctx_ptrdiff_p(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+float shmem_ctx_float_g(shmem_ctx_t ctx, const float *source, int pe);
+double shmem_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe);
+long double shmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe);
+char shmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe);
+signed char shmem_ctx_schar_g(shmem_ctx_t ctx, const signed char *source, int pe);
+short shmem_ctx_short_g(shmem_ctx_t ctx, const short *source, int pe);
+int shmem_ctx_int_g(shmem_ctx_t ctx, const int *source, int pe);
+long shmem_ctx_long_g(shmem_ctx_t ctx, const long *source, int pe);
+long long shmem_ctx_longlong_g(shmem_ctx_t ctx, const long long *source, int pe);
+unsigned char shmem_ctx_uchar_g(shmem_ctx_t ctx, const unsigned char *source, int pe);
+unsigned short shmem_ctx_ushort_g(shmem_ctx_t ctx, const unsigned short *source, int pe);
+unsigned int shmem_ctx_uint_g(shmem_ctx_t ctx, const unsigned int *source, int pe);
+unsigned long shmem_ctx_ulong_g(shmem_ctx_t ctx, const unsigned long *source, int pe);
+unsigned long long shmem_ctx_ulonglong_g(shmem_ctx_t ctx, const unsigned long long *source, int pe);
+int8_t shmem_ctx_int8_g(shmem_ctx_t ctx, const int8_t *source, int pe);
+int16_t shmem_ctx_int16_g(shmem_ctx_t ctx, const int16_t *source, int pe);
+int32_t shmem_ctx_int32_g(shmem_ctx_t ctx, const int32_t *source, int pe);
+int64_t shmem_ctx_int64_g(shmem_ctx_t ctx, const int64_t *source, int pe);
+uint8_t shmem_ctx_uint8_g(shmem_ctx_t ctx, const uint8_t *source, int pe);
+uint16_t shmem_ctx_uint16_g(shmem_ctx_t ctx, const uint16_t *source, int pe);
+uint32_t shmem_ctx_uint32_g(shmem_ctx_t ctx, const uint32_t *source, int pe);
+uint64_t shmem_ctx_uint64_g(shmem_ctx_t ctx, const uint64_t *source, int pe);
+size_t shmem_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_g(shmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+void shmem_ctx_float_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_double_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_char_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_schar_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_short_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_long_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_longlong_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uchar_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ushort_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ulong_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ulonglong_iput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int8_iput(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int16_iput(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int32_iput(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int64_iput(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint8_iput(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint32_iput(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint64_iput(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_size_iput(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_iput(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_float_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_double_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_char_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_schar_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_short_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_long_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_longlong_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uchar_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ushort_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ulong_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ulonglong_iget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int8_iget(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int16_iget(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int32_iget(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_int64_iget(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint8_iget(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint16_iget(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint32_iget(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_uint64_iget(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_size_iget(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ptrdiff_iget(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_float_ibput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_double_ibput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_char_ibput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_schar_ibput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_short_ibput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int_ibput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_long_ibput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_longlong_ibput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uchar_ibput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ushort_ibput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint_ibput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ulong_ibput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ulonglong_ibput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int8_ibput(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int16_ibput(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int32_ibput(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int64_ibput(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint8_ibput(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint16_ibput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint32_ibput(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint64_ibput(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_size_ibput(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ptrdiff_ibput(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_float_ibget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_double_ibget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_longdouble_ibget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_char_ibget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_schar_ibget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_short_ibget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int_ibget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_long_ibget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_longlong_ibget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uchar_ibget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ushort_ibget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint_ibget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ulong_ibget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ulonglong_ibget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int8_ibget(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int16_ibget(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int32_ibget(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_int64_ibget(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint8_ibget(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint16_ibget(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint32_ibget(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_uint64_ibget(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_size_ibget(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ptrdiff_ibget(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_float_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_double_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_char_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_schar_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_short_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_long_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longlong_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uchar_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ushort_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulong_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int8_put_signal(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int16_put_signal(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int32_put_signal(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int64_put_signal(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint8_put_signal(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint16_put_signal(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint32_put_signal(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint64_put_signal(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_size_put_signal(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
 /* Remote memory access, sized and in bytes */
 void shmem_put8(void *dest, const void *source, size_t nelems, int pe);
 void shmem_put16(void *dest, const void *source, size_t nelems, int pe);
@@ -377,6 +735,16 @@ void shmem_iget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, 
 void shmem_iget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 void shmem_iget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 void shmem_iget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ibput8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibput16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibput32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibput64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibput128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibget8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ibget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 void shmem_put8_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_put16_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_put32_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
@@ -393,8 +761,70 @@ void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
 void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* On a communication context: Remote memory access, sized and in bytes */
+void shmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_put128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_get128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_iput8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iput16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iput32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iput64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iput128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iget8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iget16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iget32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iget64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_iget128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void shmem_ctx_ibput8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibput16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibput32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibput64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibput128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibget8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibget16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibget32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibget64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_ibget128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+void shmem_ctx_put8_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put16_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put32_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put64_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put128_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put8_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put16_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put32_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put64_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_put128_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 
 /* Atomic memory operations */
 float shmem_float_atomic_fetch(const float *source, int pe);
@@ -627,6 +1057,237 @@ void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe);
 void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe);
 void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe);
 
+/* On a communication context: Atomic memory operations */
+float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe);
+double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe);
+int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe);
+long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe);
+long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe);
+int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe);
+int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe);
+size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe);
+void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe);
+void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe);
+void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe);
+void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe);
+void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe);
+void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe);
+void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe);
+void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe);
+void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe);
+void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe);
+void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe);
+void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe);
+void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe);
+void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe);
+void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe);
+void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe);
+void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe);
+double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe);
+int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe);
+long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe);
+long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe);
+void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe);
+void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe);
+void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe);
+long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe);
+long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe);
+unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe);
+void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe);
+void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe);
+void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe);
+void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe);
+long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe);
+long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe);
+void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe);
+void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe);
+void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe);
+void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe);
+void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe);
+void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe);
+void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe);
+void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe);
+void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe);
+void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe);
+void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe);
+void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe);
+void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe);
+void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe);
+void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe);
+void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe);
+void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe);
+void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe);
+void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe);
+void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe);
+void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe);
+int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe);
+void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe);
+void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe);
+void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe);
+void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe);
+void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe);
+void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe);
+void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe);
+void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe);
+void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe);
+void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe);
+void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe);
+void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe);
+void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe);
+void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe);
+void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe);
+
 /* Point-to-point synchronization: status may be NULL; indices must hold nelems; SIZE_MAX: none */
 void shmem_short_wait_until(short *ivar, int cmp, short cmp_value);
 void shmem_int_wait_until(int *ivar, int cmp, int cmp_value);
@@ -828,6 +1489,15 @@ size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *i
 /* Memory ordering */
 void shmem_quiet(void);
 void shmem_fence(void);
+
+/* On a communication context: Memory ordering */
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+
+/* Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first) */
+void shmem_set_lock(long *lock);
+int shmem_test_lock(long *lock);
+void shmem_clear_lock(long *lock);
 
 /* Barriers and synchronization */
 void shmem_barrier_all(void);
@@ -1166,7 +1836,17 @@ void shmem_long_xor_to_all(long *dest, const long *source, int nreduce, int PE_s
 void shmem_longlong_xor_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 
 /* Deprecated */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 void start_pes(int npes);
+void *shmalloc(size_t size);
+void shfree(void *ptr);
+void *shrealloc(void *ptr, size_t size);
+void *shmemalign(size_t alignment, size_t size);
 int _my_pe(void);
 int _num_pes(void);
 void shmem_short_wait(short *ivar, short cmp_value);
@@ -1211,7 +1891,18 @@ void shmem_double_set(double *dest, double value, int pe);
 /* C11 generic selection over each typed family's basic C types (its typedefs, int32_t or
  * size_t, are among them). */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-#define shmem_put(dest, source, nelems, pe) \
+#define GOSHMEM_C11_CAT_(a, b) a##b
+#define GOSHMEM_C11_CAT(a, b) GOSHMEM_C11_CAT_(a, b)
+#define GOSHMEM_C11_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, n, ...) n
+#define GOSHMEM_C11_NARGS(...) GOSHMEM_C11_NARGS_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+/* name(args...) is name_N(args...), N the number of arguments. */
+#define GOSHMEM_C11_BY_ARITY(name, ...) GOSHMEM_C11_CAT(name##_, GOSHMEM_C11_NARGS(__VA_ARGS__))(__VA_ARGS__)
+/* shmem_sync(team) (team-based) and shmem_sync(PE_start, logPE_stride, PE_size, pSync). */
+#define shmem_sync(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_sync, __VA_ARGS__)
+#define goshmem_c11_shmem_sync_1(team) shmem_team_sync(team)
+#define goshmem_c11_shmem_sync_4(PE_start, logPE_stride, PE_size, pSync) shmem_sync(PE_start, logPE_stride, PE_size, pSync)
+#define shmem_put(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_put, __VA_ARGS__)
+#define goshmem_c11_shmem_put_4(dest, source, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_put, \
 		double: shmem_double_put, \
@@ -1227,7 +1918,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_put, \
 		unsigned long: shmem_ulong_put, \
 		unsigned long long: shmem_ulonglong_put)(dest, source, nelems, pe)
-#define shmem_put_nbi(dest, source, nelems, pe) \
+#define goshmem_c11_shmem_put_5(ctx, dest, source, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_put, \
+		double: shmem_ctx_double_put, \
+		long double: shmem_ctx_longdouble_put, \
+		char: shmem_ctx_char_put, \
+		signed char: shmem_ctx_schar_put, \
+		short: shmem_ctx_short_put, \
+		int: shmem_ctx_int_put, \
+		long: shmem_ctx_long_put, \
+		long long: shmem_ctx_longlong_put, \
+		unsigned char: shmem_ctx_uchar_put, \
+		unsigned short: shmem_ctx_ushort_put, \
+		unsigned int: shmem_ctx_uint_put, \
+		unsigned long: shmem_ctx_ulong_put, \
+		unsigned long long: shmem_ctx_ulonglong_put)(ctx, dest, source, nelems, pe)
+#define shmem_put_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_put_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_put_nbi_4(dest, source, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_put_nbi, \
 		double: shmem_double_put_nbi, \
@@ -1243,7 +1951,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_put_nbi, \
 		unsigned long: shmem_ulong_put_nbi, \
 		unsigned long long: shmem_ulonglong_put_nbi)(dest, source, nelems, pe)
-#define shmem_get(dest, source, nelems, pe) \
+#define goshmem_c11_shmem_put_nbi_5(ctx, dest, source, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_put_nbi, \
+		double: shmem_ctx_double_put_nbi, \
+		long double: shmem_ctx_longdouble_put_nbi, \
+		char: shmem_ctx_char_put_nbi, \
+		signed char: shmem_ctx_schar_put_nbi, \
+		short: shmem_ctx_short_put_nbi, \
+		int: shmem_ctx_int_put_nbi, \
+		long: shmem_ctx_long_put_nbi, \
+		long long: shmem_ctx_longlong_put_nbi, \
+		unsigned char: shmem_ctx_uchar_put_nbi, \
+		unsigned short: shmem_ctx_ushort_put_nbi, \
+		unsigned int: shmem_ctx_uint_put_nbi, \
+		unsigned long: shmem_ctx_ulong_put_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_put_nbi)(ctx, dest, source, nelems, pe)
+#define shmem_get(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_get, __VA_ARGS__)
+#define goshmem_c11_shmem_get_4(dest, source, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_get, \
 		double: shmem_double_get, \
@@ -1259,7 +1984,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_get, \
 		unsigned long: shmem_ulong_get, \
 		unsigned long long: shmem_ulonglong_get)(dest, source, nelems, pe)
-#define shmem_get_nbi(dest, source, nelems, pe) \
+#define goshmem_c11_shmem_get_5(ctx, dest, source, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_get, \
+		double: shmem_ctx_double_get, \
+		long double: shmem_ctx_longdouble_get, \
+		char: shmem_ctx_char_get, \
+		signed char: shmem_ctx_schar_get, \
+		short: shmem_ctx_short_get, \
+		int: shmem_ctx_int_get, \
+		long: shmem_ctx_long_get, \
+		long long: shmem_ctx_longlong_get, \
+		unsigned char: shmem_ctx_uchar_get, \
+		unsigned short: shmem_ctx_ushort_get, \
+		unsigned int: shmem_ctx_uint_get, \
+		unsigned long: shmem_ctx_ulong_get, \
+		unsigned long long: shmem_ctx_ulonglong_get)(ctx, dest, source, nelems, pe)
+#define shmem_get_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_get_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_get_nbi_4(dest, source, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_get_nbi, \
 		double: shmem_double_get_nbi, \
@@ -1275,7 +2017,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_get_nbi, \
 		unsigned long: shmem_ulong_get_nbi, \
 		unsigned long long: shmem_ulonglong_get_nbi)(dest, source, nelems, pe)
-#define shmem_p(dest, value, pe) \
+#define goshmem_c11_shmem_get_nbi_5(ctx, dest, source, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_get_nbi, \
+		double: shmem_ctx_double_get_nbi, \
+		long double: shmem_ctx_longdouble_get_nbi, \
+		char: shmem_ctx_char_get_nbi, \
+		signed char: shmem_ctx_schar_get_nbi, \
+		short: shmem_ctx_short_get_nbi, \
+		int: shmem_ctx_int_get_nbi, \
+		long: shmem_ctx_long_get_nbi, \
+		long long: shmem_ctx_longlong_get_nbi, \
+		unsigned char: shmem_ctx_uchar_get_nbi, \
+		unsigned short: shmem_ctx_ushort_get_nbi, \
+		unsigned int: shmem_ctx_uint_get_nbi, \
+		unsigned long: shmem_ctx_ulong_get_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_get_nbi)(ctx, dest, source, nelems, pe)
+#define shmem_p(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_p, __VA_ARGS__)
+#define goshmem_c11_shmem_p_3(dest, value, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_p, \
 		double: shmem_double_p, \
@@ -1291,7 +2050,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_p, \
 		unsigned long: shmem_ulong_p, \
 		unsigned long long: shmem_ulonglong_p)(dest, value, pe)
-#define shmem_g(source, pe) \
+#define goshmem_c11_shmem_p_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_p, \
+		double: shmem_ctx_double_p, \
+		long double: shmem_ctx_longdouble_p, \
+		char: shmem_ctx_char_p, \
+		signed char: shmem_ctx_schar_p, \
+		short: shmem_ctx_short_p, \
+		int: shmem_ctx_int_p, \
+		long: shmem_ctx_long_p, \
+		long long: shmem_ctx_longlong_p, \
+		unsigned char: shmem_ctx_uchar_p, \
+		unsigned short: shmem_ctx_ushort_p, \
+		unsigned int: shmem_ctx_uint_p, \
+		unsigned long: shmem_ctx_ulong_p, \
+		unsigned long long: shmem_ctx_ulonglong_p)(ctx, dest, value, pe)
+#define shmem_g(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_g, __VA_ARGS__)
+#define goshmem_c11_shmem_g_2(source, pe) \
 	_Generic(*(source), \
 		float: shmem_float_g, \
 		double: shmem_double_g, \
@@ -1307,7 +2083,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_g, \
 		unsigned long: shmem_ulong_g, \
 		unsigned long long: shmem_ulonglong_g)(source, pe)
-#define shmem_iput(dest, source, dst, sst, nelems, pe) \
+#define goshmem_c11_shmem_g_3(ctx, source, pe) \
+	_Generic(*(source), \
+		float: shmem_ctx_float_g, \
+		double: shmem_ctx_double_g, \
+		long double: shmem_ctx_longdouble_g, \
+		char: shmem_ctx_char_g, \
+		signed char: shmem_ctx_schar_g, \
+		short: shmem_ctx_short_g, \
+		int: shmem_ctx_int_g, \
+		long: shmem_ctx_long_g, \
+		long long: shmem_ctx_longlong_g, \
+		unsigned char: shmem_ctx_uchar_g, \
+		unsigned short: shmem_ctx_ushort_g, \
+		unsigned int: shmem_ctx_uint_g, \
+		unsigned long: shmem_ctx_ulong_g, \
+		unsigned long long: shmem_ctx_ulonglong_g)(ctx, source, pe)
+#define shmem_iput(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_iput, __VA_ARGS__)
+#define goshmem_c11_shmem_iput_6(dest, source, dst, sst, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_iput, \
 		double: shmem_double_iput, \
@@ -1323,7 +2116,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_iput, \
 		unsigned long: shmem_ulong_iput, \
 		unsigned long long: shmem_ulonglong_iput)(dest, source, dst, sst, nelems, pe)
-#define shmem_iget(dest, source, dst, sst, nelems, pe) \
+#define goshmem_c11_shmem_iput_7(ctx, dest, source, dst, sst, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_iput, \
+		double: shmem_ctx_double_iput, \
+		long double: shmem_ctx_longdouble_iput, \
+		char: shmem_ctx_char_iput, \
+		signed char: shmem_ctx_schar_iput, \
+		short: shmem_ctx_short_iput, \
+		int: shmem_ctx_int_iput, \
+		long: shmem_ctx_long_iput, \
+		long long: shmem_ctx_longlong_iput, \
+		unsigned char: shmem_ctx_uchar_iput, \
+		unsigned short: shmem_ctx_ushort_iput, \
+		unsigned int: shmem_ctx_uint_iput, \
+		unsigned long: shmem_ctx_ulong_iput, \
+		unsigned long long: shmem_ctx_ulonglong_iput)(ctx, dest, source, dst, sst, nelems, pe)
+#define shmem_iget(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_iget, __VA_ARGS__)
+#define goshmem_c11_shmem_iget_6(dest, source, dst, sst, nelems, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_iget, \
 		double: shmem_double_iget, \
@@ -1339,7 +2149,90 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_iget, \
 		unsigned long: shmem_ulong_iget, \
 		unsigned long long: shmem_ulonglong_iget)(dest, source, dst, sst, nelems, pe)
-#define shmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe) \
+#define goshmem_c11_shmem_iget_7(ctx, dest, source, dst, sst, nelems, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_iget, \
+		double: shmem_ctx_double_iget, \
+		long double: shmem_ctx_longdouble_iget, \
+		char: shmem_ctx_char_iget, \
+		signed char: shmem_ctx_schar_iget, \
+		short: shmem_ctx_short_iget, \
+		int: shmem_ctx_int_iget, \
+		long: shmem_ctx_long_iget, \
+		long long: shmem_ctx_longlong_iget, \
+		unsigned char: shmem_ctx_uchar_iget, \
+		unsigned short: shmem_ctx_ushort_iget, \
+		unsigned int: shmem_ctx_uint_iget, \
+		unsigned long: shmem_ctx_ulong_iget, \
+		unsigned long long: shmem_ctx_ulonglong_iget)(ctx, dest, source, dst, sst, nelems, pe)
+#define shmem_ibput(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_ibput, __VA_ARGS__)
+#define goshmem_c11_shmem_ibput_7(dest, source, dst, sst, bsize, nblocks, pe) \
+	_Generic(*(dest), \
+		float: shmem_float_ibput, \
+		double: shmem_double_ibput, \
+		long double: shmem_longdouble_ibput, \
+		char: shmem_char_ibput, \
+		signed char: shmem_schar_ibput, \
+		short: shmem_short_ibput, \
+		int: shmem_int_ibput, \
+		long: shmem_long_ibput, \
+		long long: shmem_longlong_ibput, \
+		unsigned char: shmem_uchar_ibput, \
+		unsigned short: shmem_ushort_ibput, \
+		unsigned int: shmem_uint_ibput, \
+		unsigned long: shmem_ulong_ibput, \
+		unsigned long long: shmem_ulonglong_ibput)(dest, source, dst, sst, bsize, nblocks, pe)
+#define goshmem_c11_shmem_ibput_8(ctx, dest, source, dst, sst, bsize, nblocks, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_ibput, \
+		double: shmem_ctx_double_ibput, \
+		long double: shmem_ctx_longdouble_ibput, \
+		char: shmem_ctx_char_ibput, \
+		signed char: shmem_ctx_schar_ibput, \
+		short: shmem_ctx_short_ibput, \
+		int: shmem_ctx_int_ibput, \
+		long: shmem_ctx_long_ibput, \
+		long long: shmem_ctx_longlong_ibput, \
+		unsigned char: shmem_ctx_uchar_ibput, \
+		unsigned short: shmem_ctx_ushort_ibput, \
+		unsigned int: shmem_ctx_uint_ibput, \
+		unsigned long: shmem_ctx_ulong_ibput, \
+		unsigned long long: shmem_ctx_ulonglong_ibput)(ctx, dest, source, dst, sst, bsize, nblocks, pe)
+#define shmem_ibget(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_ibget, __VA_ARGS__)
+#define goshmem_c11_shmem_ibget_7(dest, source, dst, sst, bsize, nblocks, pe) \
+	_Generic(*(dest), \
+		float: shmem_float_ibget, \
+		double: shmem_double_ibget, \
+		long double: shmem_longdouble_ibget, \
+		char: shmem_char_ibget, \
+		signed char: shmem_schar_ibget, \
+		short: shmem_short_ibget, \
+		int: shmem_int_ibget, \
+		long: shmem_long_ibget, \
+		long long: shmem_longlong_ibget, \
+		unsigned char: shmem_uchar_ibget, \
+		unsigned short: shmem_ushort_ibget, \
+		unsigned int: shmem_uint_ibget, \
+		unsigned long: shmem_ulong_ibget, \
+		unsigned long long: shmem_ulonglong_ibget)(dest, source, dst, sst, bsize, nblocks, pe)
+#define goshmem_c11_shmem_ibget_8(ctx, dest, source, dst, sst, bsize, nblocks, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_ibget, \
+		double: shmem_ctx_double_ibget, \
+		long double: shmem_ctx_longdouble_ibget, \
+		char: shmem_ctx_char_ibget, \
+		signed char: shmem_ctx_schar_ibget, \
+		short: shmem_ctx_short_ibget, \
+		int: shmem_ctx_int_ibget, \
+		long: shmem_ctx_long_ibget, \
+		long long: shmem_ctx_longlong_ibget, \
+		unsigned char: shmem_ctx_uchar_ibget, \
+		unsigned short: shmem_ctx_ushort_ibget, \
+		unsigned int: shmem_ctx_uint_ibget, \
+		unsigned long: shmem_ctx_ulong_ibget, \
+		unsigned long long: shmem_ctx_ulonglong_ibget)(ctx, dest, source, dst, sst, bsize, nblocks, pe)
+#define shmem_put_signal(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_put_signal, __VA_ARGS__)
+#define goshmem_c11_shmem_put_signal_7(dest, source, nelems, sig_addr, signal, sig_op, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_put_signal, \
 		double: shmem_double_put_signal, \
@@ -1355,7 +2248,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_put_signal, \
 		unsigned long: shmem_ulong_put_signal, \
 		unsigned long long: shmem_ulonglong_put_signal)(dest, source, nelems, sig_addr, signal, sig_op, pe)
-#define shmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe) \
+#define goshmem_c11_shmem_put_signal_8(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_put_signal, \
+		double: shmem_ctx_double_put_signal, \
+		long double: shmem_ctx_longdouble_put_signal, \
+		char: shmem_ctx_char_put_signal, \
+		signed char: shmem_ctx_schar_put_signal, \
+		short: shmem_ctx_short_put_signal, \
+		int: shmem_ctx_int_put_signal, \
+		long: shmem_ctx_long_put_signal, \
+		long long: shmem_ctx_longlong_put_signal, \
+		unsigned char: shmem_ctx_uchar_put_signal, \
+		unsigned short: shmem_ctx_ushort_put_signal, \
+		unsigned int: shmem_ctx_uint_put_signal, \
+		unsigned long: shmem_ctx_ulong_put_signal, \
+		unsigned long long: shmem_ctx_ulonglong_put_signal)(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define shmem_put_signal_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_put_signal_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_put_signal_nbi_7(dest, source, nelems, sig_addr, signal, sig_op, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_put_signal_nbi, \
 		double: shmem_double_put_signal_nbi, \
@@ -1371,7 +2281,24 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_put_signal_nbi, \
 		unsigned long: shmem_ulong_put_signal_nbi, \
 		unsigned long long: shmem_ulonglong_put_signal_nbi)(dest, source, nelems, sig_addr, signal, sig_op, pe)
-#define shmem_atomic_fetch(source, pe) \
+#define goshmem_c11_shmem_put_signal_nbi_8(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_put_signal_nbi, \
+		double: shmem_ctx_double_put_signal_nbi, \
+		long double: shmem_ctx_longdouble_put_signal_nbi, \
+		char: shmem_ctx_char_put_signal_nbi, \
+		signed char: shmem_ctx_schar_put_signal_nbi, \
+		short: shmem_ctx_short_put_signal_nbi, \
+		int: shmem_ctx_int_put_signal_nbi, \
+		long: shmem_ctx_long_put_signal_nbi, \
+		long long: shmem_ctx_longlong_put_signal_nbi, \
+		unsigned char: shmem_ctx_uchar_put_signal_nbi, \
+		unsigned short: shmem_ctx_ushort_put_signal_nbi, \
+		unsigned int: shmem_ctx_uint_put_signal_nbi, \
+		unsigned long: shmem_ctx_ulong_put_signal_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_put_signal_nbi)(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define shmem_atomic_fetch(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_2(source, pe) \
 	_Generic(*(source), \
 		float: shmem_float_atomic_fetch, \
 		double: shmem_double_atomic_fetch, \
@@ -1381,7 +2308,18 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch, \
 		unsigned long: shmem_ulong_atomic_fetch, \
 		unsigned long long: shmem_ulonglong_atomic_fetch)(source, pe)
-#define shmem_atomic_fetch_nbi(fetch, source, pe) \
+#define goshmem_c11_shmem_atomic_fetch_3(ctx, source, pe) \
+	_Generic(*(source), \
+		float: shmem_ctx_float_atomic_fetch, \
+		double: shmem_ctx_double_atomic_fetch, \
+		int: shmem_ctx_int_atomic_fetch, \
+		long: shmem_ctx_long_atomic_fetch, \
+		long long: shmem_ctx_longlong_atomic_fetch, \
+		unsigned int: shmem_ctx_uint_atomic_fetch, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch)(ctx, source, pe)
+#define shmem_atomic_fetch_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_nbi_3(fetch, source, pe) \
 	_Generic(*(fetch), \
 		float: shmem_float_atomic_fetch_nbi, \
 		double: shmem_double_atomic_fetch_nbi, \
@@ -1391,7 +2329,18 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_nbi, \
 		unsigned long long: shmem_ulonglong_atomic_fetch_nbi)(fetch, source, pe)
-#define shmem_atomic_set(dest, value, pe) \
+#define goshmem_c11_shmem_atomic_fetch_nbi_4(ctx, fetch, source, pe) \
+	_Generic(*(fetch), \
+		float: shmem_ctx_float_atomic_fetch_nbi, \
+		double: shmem_ctx_double_atomic_fetch_nbi, \
+		int: shmem_ctx_int_atomic_fetch_nbi, \
+		long: shmem_ctx_long_atomic_fetch_nbi, \
+		long long: shmem_ctx_longlong_atomic_fetch_nbi, \
+		unsigned int: shmem_ctx_uint_atomic_fetch_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_nbi)(ctx, fetch, source, pe)
+#define shmem_atomic_set(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_set, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_set_3(dest, value, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_atomic_set, \
 		double: shmem_double_atomic_set, \
@@ -1401,7 +2350,18 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_set, \
 		unsigned long: shmem_ulong_atomic_set, \
 		unsigned long long: shmem_ulonglong_atomic_set)(dest, value, pe)
-#define shmem_atomic_swap(dest, value, pe) \
+#define goshmem_c11_shmem_atomic_set_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_atomic_set, \
+		double: shmem_ctx_double_atomic_set, \
+		int: shmem_ctx_int_atomic_set, \
+		long: shmem_ctx_long_atomic_set, \
+		long long: shmem_ctx_longlong_atomic_set, \
+		unsigned int: shmem_ctx_uint_atomic_set, \
+		unsigned long: shmem_ctx_ulong_atomic_set, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_set)(ctx, dest, value, pe)
+#define shmem_atomic_swap(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_swap, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_swap_3(dest, value, pe) \
 	_Generic(*(dest), \
 		float: shmem_float_atomic_swap, \
 		double: shmem_double_atomic_swap, \
@@ -1411,7 +2371,18 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_swap, \
 		unsigned long: shmem_ulong_atomic_swap, \
 		unsigned long long: shmem_ulonglong_atomic_swap)(dest, value, pe)
-#define shmem_atomic_swap_nbi(fetch, dest, value, pe) \
+#define goshmem_c11_shmem_atomic_swap_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		float: shmem_ctx_float_atomic_swap, \
+		double: shmem_ctx_double_atomic_swap, \
+		int: shmem_ctx_int_atomic_swap, \
+		long: shmem_ctx_long_atomic_swap, \
+		long long: shmem_ctx_longlong_atomic_swap, \
+		unsigned int: shmem_ctx_uint_atomic_swap, \
+		unsigned long: shmem_ctx_ulong_atomic_swap, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_swap)(ctx, dest, value, pe)
+#define shmem_atomic_swap_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_swap_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_swap_nbi_4(fetch, dest, value, pe) \
 	_Generic(*(fetch), \
 		float: shmem_float_atomic_swap_nbi, \
 		double: shmem_double_atomic_swap_nbi, \
@@ -1421,7 +2392,18 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_swap_nbi, \
 		unsigned long: shmem_ulong_atomic_swap_nbi, \
 		unsigned long long: shmem_ulonglong_atomic_swap_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_compare_swap(dest, cond, value, pe) \
+#define goshmem_c11_shmem_atomic_swap_nbi_5(ctx, fetch, dest, value, pe) \
+	_Generic(*(fetch), \
+		float: shmem_ctx_float_atomic_swap_nbi, \
+		double: shmem_ctx_double_atomic_swap_nbi, \
+		int: shmem_ctx_int_atomic_swap_nbi, \
+		long: shmem_ctx_long_atomic_swap_nbi, \
+		long long: shmem_ctx_longlong_atomic_swap_nbi, \
+		unsigned int: shmem_ctx_uint_atomic_swap_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_swap_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_swap_nbi)(ctx, fetch, dest, value, pe)
+#define shmem_atomic_compare_swap(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_compare_swap, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_compare_swap_4(dest, cond, value, pe) \
 	_Generic(*(dest), \
 		int: shmem_int_atomic_compare_swap, \
 		long: shmem_long_atomic_compare_swap, \
@@ -1429,7 +2411,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_compare_swap, \
 		unsigned long: shmem_ulong_atomic_compare_swap, \
 		unsigned long long: shmem_ulonglong_atomic_compare_swap)(dest, cond, value, pe)
-#define shmem_atomic_compare_swap_nbi(fetch, dest, cond, value, pe) \
+#define goshmem_c11_shmem_atomic_compare_swap_5(ctx, dest, cond, value, pe) \
+	_Generic(*(dest), \
+		int: shmem_ctx_int_atomic_compare_swap, \
+		long: shmem_ctx_long_atomic_compare_swap, \
+		long long: shmem_ctx_longlong_atomic_compare_swap, \
+		unsigned int: shmem_ctx_uint_atomic_compare_swap, \
+		unsigned long: shmem_ctx_ulong_atomic_compare_swap, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_compare_swap)(ctx, dest, cond, value, pe)
+#define shmem_atomic_compare_swap_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_compare_swap_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_compare_swap_nbi_5(fetch, dest, cond, value, pe) \
 	_Generic(*(fetch), \
 		int: shmem_int_atomic_compare_swap_nbi, \
 		long: shmem_long_atomic_compare_swap_nbi, \
@@ -1437,7 +2428,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_compare_swap_nbi, \
 		unsigned long: shmem_ulong_atomic_compare_swap_nbi, \
 		unsigned long long: shmem_ulonglong_atomic_compare_swap_nbi)(fetch, dest, cond, value, pe)
-#define shmem_atomic_fetch_inc(dest, pe) \
+#define goshmem_c11_shmem_atomic_compare_swap_nbi_6(ctx, fetch, dest, cond, value, pe) \
+	_Generic(*(fetch), \
+		int: shmem_ctx_int_atomic_compare_swap_nbi, \
+		long: shmem_ctx_long_atomic_compare_swap_nbi, \
+		long long: shmem_ctx_longlong_atomic_compare_swap_nbi, \
+		unsigned int: shmem_ctx_uint_atomic_compare_swap_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_compare_swap_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_compare_swap_nbi)(ctx, fetch, dest, cond, value, pe)
+#define shmem_atomic_fetch_inc(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_inc, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_inc_2(dest, pe) \
 	_Generic(*(dest), \
 		int: shmem_int_atomic_fetch_inc, \
 		long: shmem_long_atomic_fetch_inc, \
@@ -1445,7 +2445,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch_inc, \
 		unsigned long: shmem_ulong_atomic_fetch_inc, \
 		unsigned long long: shmem_ulonglong_atomic_fetch_inc)(dest, pe)
-#define shmem_atomic_fetch_inc_nbi(fetch, dest, pe) \
+#define goshmem_c11_shmem_atomic_fetch_inc_3(ctx, dest, pe) \
+	_Generic(*(dest), \
+		int: shmem_ctx_int_atomic_fetch_inc, \
+		long: shmem_ctx_long_atomic_fetch_inc, \
+		long long: shmem_ctx_longlong_atomic_fetch_inc, \
+		unsigned int: shmem_ctx_uint_atomic_fetch_inc, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_inc, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_inc)(ctx, dest, pe)
+#define shmem_atomic_fetch_inc_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_inc_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_inc_nbi_3(fetch, dest, pe) \
 	_Generic(*(fetch), \
 		int: shmem_int_atomic_fetch_inc_nbi, \
 		long: shmem_long_atomic_fetch_inc_nbi, \
@@ -1453,7 +2462,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch_inc_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_inc_nbi, \
 		unsigned long long: shmem_ulonglong_atomic_fetch_inc_nbi)(fetch, dest, pe)
-#define shmem_atomic_inc(dest, pe) \
+#define goshmem_c11_shmem_atomic_fetch_inc_nbi_4(ctx, fetch, dest, pe) \
+	_Generic(*(fetch), \
+		int: shmem_ctx_int_atomic_fetch_inc_nbi, \
+		long: shmem_ctx_long_atomic_fetch_inc_nbi, \
+		long long: shmem_ctx_longlong_atomic_fetch_inc_nbi, \
+		unsigned int: shmem_ctx_uint_atomic_fetch_inc_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_inc_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_inc_nbi)(ctx, fetch, dest, pe)
+#define shmem_atomic_inc(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_inc, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_inc_2(dest, pe) \
 	_Generic(*(dest), \
 		int: shmem_int_atomic_inc, \
 		long: shmem_long_atomic_inc, \
@@ -1461,7 +2479,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_inc, \
 		unsigned long: shmem_ulong_atomic_inc, \
 		unsigned long long: shmem_ulonglong_atomic_inc)(dest, pe)
-#define shmem_atomic_fetch_add(dest, value, pe) \
+#define goshmem_c11_shmem_atomic_inc_3(ctx, dest, pe) \
+	_Generic(*(dest), \
+		int: shmem_ctx_int_atomic_inc, \
+		long: shmem_ctx_long_atomic_inc, \
+		long long: shmem_ctx_longlong_atomic_inc, \
+		unsigned int: shmem_ctx_uint_atomic_inc, \
+		unsigned long: shmem_ctx_ulong_atomic_inc, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_inc)(ctx, dest, pe)
+#define shmem_atomic_fetch_add(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_add, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_add_3(dest, value, pe) \
 	_Generic(*(dest), \
 		int: shmem_int_atomic_fetch_add, \
 		long: shmem_long_atomic_fetch_add, \
@@ -1469,7 +2496,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch_add, \
 		unsigned long: shmem_ulong_atomic_fetch_add, \
 		unsigned long long: shmem_ulonglong_atomic_fetch_add)(dest, value, pe)
-#define shmem_atomic_fetch_add_nbi(fetch, dest, value, pe) \
+#define goshmem_c11_shmem_atomic_fetch_add_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		int: shmem_ctx_int_atomic_fetch_add, \
+		long: shmem_ctx_long_atomic_fetch_add, \
+		long long: shmem_ctx_longlong_atomic_fetch_add, \
+		unsigned int: shmem_ctx_uint_atomic_fetch_add, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_add, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_add)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_add_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_add_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_add_nbi_4(fetch, dest, value, pe) \
 	_Generic(*(fetch), \
 		int: shmem_int_atomic_fetch_add_nbi, \
 		long: shmem_long_atomic_fetch_add_nbi, \
@@ -1477,7 +2513,16 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_fetch_add_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_add_nbi, \
 		unsigned long long: shmem_ulonglong_atomic_fetch_add_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_add(dest, value, pe) \
+#define goshmem_c11_shmem_atomic_fetch_add_nbi_5(ctx, fetch, dest, value, pe) \
+	_Generic(*(fetch), \
+		int: shmem_ctx_int_atomic_fetch_add_nbi, \
+		long: shmem_ctx_long_atomic_fetch_add_nbi, \
+		long long: shmem_ctx_longlong_atomic_fetch_add_nbi, \
+		unsigned int: shmem_ctx_uint_atomic_fetch_add_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_add_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_add_nbi)(ctx, fetch, dest, value, pe)
+#define shmem_atomic_add(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_add, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_add_3(dest, value, pe) \
 	_Generic(*(dest), \
 		int: shmem_int_atomic_add, \
 		long: shmem_long_atomic_add, \
@@ -1485,51 +2530,149 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned int: shmem_uint_atomic_add, \
 		unsigned long: shmem_ulong_atomic_add, \
 		unsigned long long: shmem_ulonglong_atomic_add)(dest, value, pe)
-#define shmem_atomic_fetch_and(dest, value, pe) \
+#define goshmem_c11_shmem_atomic_add_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		int: shmem_ctx_int_atomic_add, \
+		long: shmem_ctx_long_atomic_add, \
+		long long: shmem_ctx_longlong_atomic_add, \
+		unsigned int: shmem_ctx_uint_atomic_add, \
+		unsigned long: shmem_ctx_ulong_atomic_add, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_add)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_and(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_and, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_and_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_fetch_and, \
 		unsigned long: shmem_ulong_atomic_fetch_and, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_and)(dest, value, pe)
-#define shmem_atomic_fetch_and_nbi(fetch, dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_and, \
+		int: shmem_int32_atomic_fetch_and, \
+		long: shmem_int64_atomic_fetch_and)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_and_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_and, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_and, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_and, \
+		int: shmem_ctx_int32_atomic_fetch_and, \
+		long: shmem_ctx_int64_atomic_fetch_and)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_and_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_and_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_and_nbi_4(fetch, dest, value, pe) \
 	_Generic(*(fetch), \
 		unsigned int: shmem_uint_atomic_fetch_and_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_and_nbi, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_and_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_and(dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_and_nbi, \
+		int: shmem_int32_atomic_fetch_and_nbi, \
+		long: shmem_int64_atomic_fetch_and_nbi)(fetch, dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_and_nbi_5(ctx, fetch, dest, value, pe) \
+	_Generic(*(fetch), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_and_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_and_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_and_nbi, \
+		int: shmem_ctx_int32_atomic_fetch_and_nbi, \
+		long: shmem_ctx_int64_atomic_fetch_and_nbi)(ctx, fetch, dest, value, pe)
+#define shmem_atomic_and(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_and, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_and_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_and, \
 		unsigned long: shmem_ulong_atomic_and, \
-		unsigned long long: shmem_ulonglong_atomic_and)(dest, value, pe)
-#define shmem_atomic_fetch_or(dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_and, \
+		int: shmem_int32_atomic_and, \
+		long: shmem_int64_atomic_and)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_and_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_and, \
+		unsigned long: shmem_ctx_ulong_atomic_and, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_and, \
+		int: shmem_ctx_int32_atomic_and, \
+		long: shmem_ctx_int64_atomic_and)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_or(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_or, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_or_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_fetch_or, \
 		unsigned long: shmem_ulong_atomic_fetch_or, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_or)(dest, value, pe)
-#define shmem_atomic_fetch_or_nbi(fetch, dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_or, \
+		int: shmem_int32_atomic_fetch_or, \
+		long: shmem_int64_atomic_fetch_or)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_or_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_or, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_or, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_or, \
+		int: shmem_ctx_int32_atomic_fetch_or, \
+		long: shmem_ctx_int64_atomic_fetch_or)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_or_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_or_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_or_nbi_4(fetch, dest, value, pe) \
 	_Generic(*(fetch), \
 		unsigned int: shmem_uint_atomic_fetch_or_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_or_nbi, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_or_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_or(dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_or_nbi, \
+		int: shmem_int32_atomic_fetch_or_nbi, \
+		long: shmem_int64_atomic_fetch_or_nbi)(fetch, dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_or_nbi_5(ctx, fetch, dest, value, pe) \
+	_Generic(*(fetch), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_or_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_or_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_or_nbi, \
+		int: shmem_ctx_int32_atomic_fetch_or_nbi, \
+		long: shmem_ctx_int64_atomic_fetch_or_nbi)(ctx, fetch, dest, value, pe)
+#define shmem_atomic_or(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_or, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_or_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_or, \
 		unsigned long: shmem_ulong_atomic_or, \
-		unsigned long long: shmem_ulonglong_atomic_or)(dest, value, pe)
-#define shmem_atomic_fetch_xor(dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_or, \
+		int: shmem_int32_atomic_or, \
+		long: shmem_int64_atomic_or)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_or_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_or, \
+		unsigned long: shmem_ctx_ulong_atomic_or, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_or, \
+		int: shmem_ctx_int32_atomic_or, \
+		long: shmem_ctx_int64_atomic_or)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_xor(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_xor, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_xor_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_fetch_xor, \
 		unsigned long: shmem_ulong_atomic_fetch_xor, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_xor)(dest, value, pe)
-#define shmem_atomic_fetch_xor_nbi(fetch, dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_xor, \
+		int: shmem_int32_atomic_fetch_xor, \
+		long: shmem_int64_atomic_fetch_xor)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_xor_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_xor, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_xor, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_xor, \
+		int: shmem_ctx_int32_atomic_fetch_xor, \
+		long: shmem_ctx_int64_atomic_fetch_xor)(ctx, dest, value, pe)
+#define shmem_atomic_fetch_xor_nbi(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_fetch_xor_nbi, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_fetch_xor_nbi_4(fetch, dest, value, pe) \
 	_Generic(*(fetch), \
 		unsigned int: shmem_uint_atomic_fetch_xor_nbi, \
 		unsigned long: shmem_ulong_atomic_fetch_xor_nbi, \
-		unsigned long long: shmem_ulonglong_atomic_fetch_xor_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_xor(dest, value, pe) \
+		unsigned long long: shmem_ulonglong_atomic_fetch_xor_nbi, \
+		int: shmem_int32_atomic_fetch_xor_nbi, \
+		long: shmem_int64_atomic_fetch_xor_nbi)(fetch, dest, value, pe)
+#define goshmem_c11_shmem_atomic_fetch_xor_nbi_5(ctx, fetch, dest, value, pe) \
+	_Generic(*(fetch), \
+		unsigned int: shmem_ctx_uint_atomic_fetch_xor_nbi, \
+		unsigned long: shmem_ctx_ulong_atomic_fetch_xor_nbi, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_fetch_xor_nbi, \
+		int: shmem_ctx_int32_atomic_fetch_xor_nbi, \
+		long: shmem_ctx_int64_atomic_fetch_xor_nbi)(ctx, fetch, dest, value, pe)
+#define shmem_atomic_xor(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_atomic_xor, __VA_ARGS__)
+#define goshmem_c11_shmem_atomic_xor_3(dest, value, pe) \
 	_Generic(*(dest), \
 		unsigned int: shmem_uint_atomic_xor, \
 		unsigned long: shmem_ulong_atomic_xor, \
-		unsigned long long: shmem_ulonglong_atomic_xor)(dest, value, pe)
+		unsigned long long: shmem_ulonglong_atomic_xor, \
+		int: shmem_int32_atomic_xor, \
+		long: shmem_int64_atomic_xor)(dest, value, pe)
+#define goshmem_c11_shmem_atomic_xor_4(ctx, dest, value, pe) \
+	_Generic(*(dest), \
+		unsigned int: shmem_ctx_uint_atomic_xor, \
+		unsigned long: shmem_ctx_ulong_atomic_xor, \
+		unsigned long long: shmem_ctx_ulonglong_atomic_xor, \
+		int: shmem_ctx_int32_atomic_xor, \
+		long: shmem_ctx_int64_atomic_xor)(ctx, dest, value, pe)
 #define shmem_wait_until(ivar, cmp, cmp_value) \
 	_Generic(*(ivar), \
 		short: shmem_short_wait_until, \
@@ -1824,21 +2967,33 @@ void shmem_double_set(double *dest, double value, int pe);
 		unsigned short: shmem_ushort_and_reduce, \
 		unsigned int: shmem_uint_and_reduce, \
 		unsigned long: shmem_ulong_and_reduce, \
-		unsigned long long: shmem_ulonglong_and_reduce)(team, dest, source, nreduce)
+		unsigned long long: shmem_ulonglong_and_reduce, \
+		signed char: shmem_int8_and_reduce, \
+		short: shmem_int16_and_reduce, \
+		int: shmem_int32_and_reduce, \
+		long: shmem_int64_and_reduce)(team, dest, source, nreduce)
 #define shmem_or_reduce(team, dest, source, nreduce) \
 	_Generic(*(dest), \
 		unsigned char: shmem_uchar_or_reduce, \
 		unsigned short: shmem_ushort_or_reduce, \
 		unsigned int: shmem_uint_or_reduce, \
 		unsigned long: shmem_ulong_or_reduce, \
-		unsigned long long: shmem_ulonglong_or_reduce)(team, dest, source, nreduce)
+		unsigned long long: shmem_ulonglong_or_reduce, \
+		signed char: shmem_int8_or_reduce, \
+		short: shmem_int16_or_reduce, \
+		int: shmem_int32_or_reduce, \
+		long: shmem_int64_or_reduce)(team, dest, source, nreduce)
 #define shmem_xor_reduce(team, dest, source, nreduce) \
 	_Generic(*(dest), \
 		unsigned char: shmem_uchar_xor_reduce, \
 		unsigned short: shmem_ushort_xor_reduce, \
 		unsigned int: shmem_uint_xor_reduce, \
 		unsigned long: shmem_ulong_xor_reduce, \
-		unsigned long long: shmem_ulonglong_xor_reduce)(team, dest, source, nreduce)
+		unsigned long long: shmem_ulonglong_xor_reduce, \
+		signed char: shmem_int8_xor_reduce, \
+		short: shmem_int16_xor_reduce, \
+		int: shmem_int32_xor_reduce, \
+		long: shmem_int64_xor_reduce)(team, dest, source, nreduce)
 #define shmem_wait(ivar, cmp_value) \
 	_Generic(*(ivar), \
 		short: shmem_short_wait, \

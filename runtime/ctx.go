@@ -235,3 +235,66 @@ func (c *Ctx) AMO(who string, op AMOOp, size uintptr, p unsafe.Pointer, v, cond 
 	}
 	return c.transport(pe).AMO(op, size, p, v, cond, pe)
 }
+
+// CheckBlocks panics on a stride below 1, and returns the bytes nblocks blocks of bsize
+// elements of size bytes cover at stride (in elements) from the first block's start, with
+// every product overflow-checked.
+func CheckBlocks(who, arg string, stride int, bsize, nblocks, size uintptr) uintptr {
+	if stride < 1 {
+		panic(fmt.Sprintf("%s: %s stride %d must be at least 1", who, arg, stride))
+	}
+	if nblocks == 0 || bsize == 0 {
+		return 0
+	}
+	// (nblocks-1)*stride + bsize elements, then bytes.
+	span, ok := mulAdd(nblocks-1, uintptr(stride), bsize)
+	if ok {
+		span, ok = mulAdd(span, size, 0)
+	}
+	if !ok {
+		panic(fmt.Sprintf("%s: %d blocks of %d elements at %s stride %d overflow", who, nblocks, bsize, arg, stride))
+	}
+	return span
+}
+
+// mulAdd is a*b+c, and whether it did not overflow.
+func mulAdd(a, b, c uintptr) (uintptr, bool) {
+	if b != 0 && a > ^uintptr(0)/b {
+		return 0, false
+	}
+	r := a*b + c
+	return r, r >= a*b
+}
+
+// IBPut copies nblocks blocks of bsize elements of size bytes: block i from src + i*srcStride
+// elements to the symmetric dst + i*dstStride elements on PE pe of c's team (OpenSHMEM 1.6's
+// shmem_ibput; with bsize 1 it is IPut).
+func (c *Ctx) IBPut(who string, dst, src unsafe.Pointer, dstStride, srcStride int, bsize, nblocks, size uintptr, pe int) {
+	pe = c.PE(who, pe)
+	span := CheckBlocks(who, "dst", dstStride, bsize, nblocks, size)
+	CheckBlocks(who, "src", srcStride, bsize, nblocks, size)
+	CheckSym(who, "dst", dst, span)
+	if span == 0 {
+		return
+	}
+	t, n := c.transport(pe), bsize*size
+	for i := range nblocks {
+		t.Put(unsafe.Add(dst, i*uintptr(dstStride)*size), unsafe.Add(src, i*uintptr(srcStride)*size), n, pe)
+	}
+}
+
+// IBGet copies nblocks blocks of bsize elements: block i from the symmetric src +
+// i*srcStride elements on PE pe of c's team to dst + i*dstStride elements (shmem_ibget).
+func (c *Ctx) IBGet(who string, dst, src unsafe.Pointer, dstStride, srcStride int, bsize, nblocks, size uintptr, pe int) {
+	pe = c.PE(who, pe)
+	CheckBlocks(who, "dst", dstStride, bsize, nblocks, size)
+	span := CheckBlocks(who, "src", srcStride, bsize, nblocks, size)
+	CheckSym(who, "src", src, span)
+	if span == 0 {
+		return
+	}
+	t, n := c.transport(pe), bsize*size
+	for i := range nblocks {
+		t.Get(unsafe.Add(dst, i*uintptr(dstStride)*size), unsafe.Add(src, i*uintptr(srcStride)*size), n, pe)
+	}
+}
