@@ -306,3 +306,66 @@ func TestCtxInvalidAndErrors(t *testing.T) {
 		shmem.BarrierAll()
 	})
 }
+
+// OpenSHMEM 1.6 in Go: block-strided IBPut and IBGet (default and team context) against a
+// serial model, Signal, TeamPtr and TeamNode.
+func TestOpenSHMEM16(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		next, prev := (me+1)%n, (me+n-1)%n
+		x := mustAlloc[int32](t, 32)
+		sig := mustAlloc[uint64](t, 2)
+		for i := range x {
+			x[i] = -1
+		}
+		shmem.BarrierAll()
+		src := make([]int32, 8)
+		for i := range src {
+			src[i] = int32(me*100 + i)
+		}
+		// Blocks of 2 from src every 3 elements to x every 4: x[0,1] x[4,5] x[8,9] <- src[0,1] src[3,4] src[6,7].
+		shmem.IBPut(x, src, 4, 3, 2, 3, next)
+		shmem.CtxIBPut(shmem.CtxDefault, x[16:], src, 2, 1, 1, 4, next) // IPut's shape: x[16], x[18], ...
+		shmem.Signal(&sig[0], 5, shmem.SignalSet, next)
+		shmem.Signal(&sig[1], 2, shmem.SignalAdd, 0)
+		shmem.Quiet()
+		shmem.BarrierAll()
+		model := make([]int32, 32)
+		for i := range model {
+			model[i] = -1
+		}
+		for b := range 3 {
+			for k := range 2 {
+				model[4*b+k] = int32(prev*100 + 3*b + k)
+			}
+		}
+		for i := range 4 {
+			model[16+2*i] = int32(prev*100 + i)
+		}
+		for i := range x {
+			if x[i] != model[i] {
+				t.Fatalf("x[%d] = %d, want %d (all: %v)", i, x[i], model[i], x)
+			}
+		}
+		if sig[0] != 5 || me == 0 && sig[1] != uint64(2*n) {
+			t.Fatalf("signals %v", sig)
+		}
+		back := make([]int32, 6)
+		shmem.IBGet(back, x, 3, 4, 2, 2, next) // back[0,1] back[3,4] <- x[0,1] x[4,5] on next
+		if back[0] != int32(me*100) || back[1] != int32(me*100+1) || back[2] != 0 || back[3] != int32(me*100+3) || back[4] != int32(me*100+4) {
+			t.Fatalf("IBGet: %v", back)
+		}
+		wantPanic(t, "shmem.IBPut: dst has 32 elements, 3 blocks of 2 at stride 16 need 34", func() { shmem.IBPut(x, src, 16, 1, 2, 3, next) })
+		wantPanic(t, "shmem.IBGet: src stride 0 must be at least 1", func() { shmem.IBGet(back, x, 1, 0, 1, 1, next) })
+		wantPanic(t, "shmem.Signal: invalid signal operation 9", func() { shmem.Signal(&sig[0], 1, 9, next) })
+		if p := shmem.TeamPtr(shmem.TeamWorld(), &x[0], next); p != shmem.Ptr(&x[0], next) {
+			t.Fatal("TeamPtr on the world is not Ptr")
+		}
+		if shmem.TeamPtr(shmem.TeamInvalid, &x[0], 0) != nil {
+			t.Fatal("TeamPtr on TeamInvalid is not nil")
+		}
+		if node := shmem.TeamNode(); node.NPEs() != n || node.MyPE() != me {
+			t.Fatalf("TeamNode: %d of %d", node.MyPE(), node.NPEs())
+		}
+		shmem.BarrierAll()
+	})
+}
