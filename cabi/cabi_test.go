@@ -234,6 +234,7 @@ func TestErrors(t *testing.T) {
 		{"ctx-destroyed", 2, `^panic: shmem_ctx_long_p: context was destroyed$`, nil},
 		{"ctx-team-pe", 2, `^panic: shmem_ctx_long_atomic_add: PE 1 out of range \[0,1\) of the context's team$`, nil},
 		{"ctx-default-destroy", 2, `^panic: shmem_ctx_destroy: the default context cannot be destroyed$`, nil},
+		{"to-all-outside", 0, `^libgoshmem: shmem_int_sum_to_all: PE 1 is not in the active set \(start 0, log stride 0, size 1\): nothing done, as Open MPI's OSHMEM does$`, []string{"SHMEM_DEBUG=1"}},
 		{"lock-stack", 2, `^panic: shmem_set_lock: lock \(address 0x[0-9a-f]+\) is not symmetric`, nil},
 		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
 	} {

@@ -64,10 +64,10 @@ void goshmem_ld_to_all(int r, goshmem_ld_combiner op, long double *dest, const l
 		       int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk,
 		       long *pSync)
 {
-	goshmem_check_to_all(r, dest, (void *)source, nreduce, sizeof(long double), PE_start,
-			     logPE_stride, PE_size, pWrk, pSync);
-	if (nreduce == 0)
-		return;
+	if (goshmem_check_to_all(r, dest, (void *)source, nreduce, sizeof(long double), PE_start,
+				 logPE_stride, PE_size, pWrk, pSync) ||
+	    nreduce == 0)
+		return; /* not in the active set (nothing, as Open MPI's OSHMEM), or nothing to do */
 	int *pe = ld_alloc(r, (size_t)PE_size * sizeof *pe);
 	for (int j = 0; j < PE_size; j++)
 		pe[j] = PE_start + (j << logPE_stride);

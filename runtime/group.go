@@ -33,6 +33,16 @@ func (g Group) Index(pe int) int {
 // ActiveSet checks an active-set triplet against the job and the calling PE, and returns its
 // group and the caller's index in it.
 func ActiveSet(who string, start, logStride, size int) (Group, int) {
+	g, i := ActiveSetGroup(who, start, logStride, size)
+	if i < 0 {
+		panic(fmt.Sprintf("%s: PE %d is not in the active set (start %d, log stride %d, size %d)", who, me, start, logStride, size))
+	}
+	return g, i
+}
+
+// ActiveSetGroup checks an active-set triplet against the job and returns its group and the
+// caller's index in it, -1 if the caller is not in it.
+func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 	switch {
 	case start < 0 || start >= npes:
 		panic(fmt.Sprintf("%s: active set start %d out of range [0,%d)", who, start, npes))
@@ -45,11 +55,7 @@ func ActiveSet(who string, start, logStride, size int) (Group, int) {
 			who, start, logStride, size, start+(size-1)<<logStride, npes))
 	}
 	g := Group{start, 1 << logStride, size}
-	i := g.Index(me)
-	if i < 0 {
-		panic(fmt.Sprintf("%s: PE %d is not in the active set (start %d, log stride %d, size %d)", who, me, start, logStride, size))
-	}
-	return g, i
+	return g, g.Index(me)
 }
 
 // A sync area is SyncWords counters at a symmetric address: the user's pSync in the

@@ -1,8 +1,8 @@
 // Command cabigen generates goshmem's C ABI from the tables in gen/tables and the spec's type
-// families (families.go): the headers include/shmem.h and pshmem.h, the C entry points cabi/zshmem.c, the
-// Go tables cabi/zcabi.go (routine names, per-type dispatch), the compile test of the
-// generic selections cabi/testdata/zgenerics.c and the per-type test of the context routines
-// cabi/testdata/zctx.c. The header's constants are the Go API's,
+// families (families.go): the headers include/shmem.h and pshmem.h, the C entry points
+// cabi/zshmem.c, the Go tables cabi/zcabi.go (routine names, per-type dispatch), the
+// compile test of the generic selections cabi/testdata/zgenerics.c and the per-type test of
+// the context routines cabi/testdata/zctx.c. The header's constants are the Go API's,
 // printed by cabi/internal/apiconst.
 //
 // Run it through go generate from the repository root:
@@ -156,8 +156,9 @@ func (m *Model) header(consts []Const) []byte {
 	p("/* %s */\n", header)
 	p(`/* shmem.h: the OpenSHMEM 1.5 C API of goshmem (libgoshmem). Compile and link with shmemcc;
  * run with shmemrun. Symmetric data: memory from shmem_malloc and friends, and the program's
- * global and static variables (when linked against libgoshmem.so). Contexts are not
- * provided. */
+ * global and static variables (when linked against libgoshmem.so). Also OpenSHMEM 1.6's
+ * shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget and shmem_signal_add/set; pshmem.h is
+ * the profiling interface. */
 #ifndef SHMEM_H
 #define SHMEM_H
 
