@@ -18,13 +18,14 @@ func (g Group) PE(i int) int { return g.Start + i*g.Stride }
 // Index is the position of world PE pe in the group, or -1.
 func (g Group) Index(pe int) int {
 	d := pe - g.Start
-	if d < 0 || g.Stride == 0 && d != 0 {
-		return -1
-	}
 	if g.Stride == 0 {
+		if d != 0 {
+			return -1
+		}
 		return 0
 	}
-	if d%g.Stride != 0 || d/g.Stride >= g.Size {
+	// A team's stride may be negative (OpenSHMEM 1.6: start, start-1, ... is the reverse).
+	if d%g.Stride != 0 || d/g.Stride < 0 || d/g.Stride >= g.Size {
 		return -1
 	}
 	return d / g.Stride

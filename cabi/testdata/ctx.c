@@ -190,6 +190,25 @@ static void newer(int me, int n)
 	CHECK(bits[1] == want);
 	shmem_free(bits);
 
+	/* Zero-length collectives take NULL buffers; a team in reverse order (a negative stride). */
+	CHECK(shmem_collectmem(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0);
+	CHECK(shmem_fcollectmem(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0);
+	CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, NULL, NULL, 0, 0) == 0);
+	CHECK(shmem_alltoallmem(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0);
+	CHECK(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, NULL, NULL, 0) == 0);
+	shmem_team_t rev;
+	CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &rev) == 0);
+	CHECK(shmem_team_my_pe(rev) == n - 1 - me);
+	shmem_ctx_t rctx;
+	CHECK(shmem_team_create_ctx(rev, 0, &rctx) == 0);
+	shmem_ctx_long_p(rctx, &x[30], (long)me, 0); /* team PE 0 is world PE n-1 */
+	shmem_ctx_quiet(rctx);
+	shmem_ctx_destroy(rctx);
+	shmem_team_destroy(rev);
+	shmem_barrier_all();
+	if (me == n - 1)
+		CHECK(x[30] >= 0 && x[30] < n);
+
 	/* The deprecated cache routines do nothing; pcontrol is for tools. */
 	shmem_clear_cache_inv();
 	shmem_set_cache_inv();
