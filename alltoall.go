@@ -44,31 +44,49 @@ func alltoallSet[T any](who string, dst, src []T, dstStride, srcStride, n int, s
 }
 
 // AllToAll32 exchanges n 32-bit elements with every PE of the active set.
+// Every PE of set calls it with the same n and set. dst, src and pSync (AllToAllSyncSize
+// elements holding SyncValue, not in use by another collective) are symmetric. Bad
+// arguments panic naming the argument; there is no error result.
 func AllToAll32[T Word32](dst, src []T, n int, set ActiveSet, pSync []int64) {
 	alltoallSet("shmem.AllToAll32", dst, src, 1, 1, n, set, pSync)
 }
 
 // AllToAll64 exchanges n 64-bit elements with every PE of the active set.
+// Every PE of set calls it with the same n and set. dst, src and pSync (AllToAllSyncSize
+// elements holding SyncValue, not in use by another collective) are symmetric. Bad
+// arguments panic naming the argument; there is no error result.
 func AllToAll64[T Word64](dst, src []T, n int, set ActiveSet, pSync []int64) {
 	alltoallSet("shmem.AllToAll64", dst, src, 1, 1, n, set, pSync)
 }
 
 // AllToAllS32 is AllToAll32 with strides (in elements).
+// Every PE of set calls it with the same strides, n and set. dst, src and pSync
+// (AllToAllSSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func AllToAllS32[T Word32](dst, src []T, dstStride, srcStride, n int, set ActiveSet, pSync []int64) {
 	alltoallSet("shmem.AllToAllS32", dst, src, dstStride, srcStride, n, set, pSync)
 }
 
 // AllToAllS64 is AllToAll64 with strides (in elements).
+// Every PE of set calls it with the same strides, n and set. dst, src and pSync
+// (AllToAllSSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func AllToAllS64[T Word64](dst, src []T, dstStride, srcStride, n int, set ActiveSet, pSync []int64) {
 	alltoallSet("shmem.AllToAllS64", dst, src, dstStride, srcStride, n, set, pSync)
 }
 
 // AllToAll exchanges n elements with every member of team t.
+// Every member of t calls it with the same n (and strides). dst and src are symmetric; no
+// work arrays. The error is always nil (the C routine's int result): bad arguments, and an
+// invalid team, panic naming the argument.
 func AllToAll[T any](t Team, dst, src []T, n int) error {
 	return AllToAllS(t, dst, src, 1, 1, n)
 }
 
 // AllToAllS is AllToAll with strides (in elements).
+// Every member of t calls it with the same n (and strides). dst and src are symmetric; no
+// work arrays. The error is always nil (the C routine's int result): bad arguments, and an
+// invalid team, panic naming the argument.
 func AllToAllS[T any](t Team, dst, src []T, dstStride, srcStride, n int) error {
 	const who = "shmem.AllToAllS"
 	t.t.Check(who)

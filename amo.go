@@ -41,7 +41,7 @@ func AtomicFetch[T ExtAMO](src *T, pe int) T {
 
 // AtomicSet stores v into *dst on PE pe atomically.
 func AtomicSet[T ExtAMO](dst *T, v T, pe int) {
-	amo("shmem.AtomicSet", rt.DefaultCtx, rt.AMOSet, dst, v, v, pe)
+	amo("shmem.AtomicSet", rt.DefaultCtx, rt.AMOSet|rt.AMOPost, dst, v, v, pe)
 }
 
 // AtomicSwap stores v into *dst on PE pe and returns the old value.
@@ -62,7 +62,7 @@ func AtomicFetchAdd[T AMO](dst *T, v T, pe int) T {
 
 // AtomicAdd adds v to *dst on PE pe.
 func AtomicAdd[T AMO](dst *T, v T, pe int) {
-	amo("shmem.AtomicAdd", rt.DefaultCtx, rt.AMOFetchAdd, dst, v, v, pe)
+	amo("shmem.AtomicAdd", rt.DefaultCtx, rt.AMOFetchAdd|rt.AMOPost, dst, v, v, pe)
 }
 
 // AtomicFetchInc adds 1 to *dst on PE pe and returns the old value.
@@ -72,7 +72,7 @@ func AtomicFetchInc[T AMO](dst *T, pe int) T {
 
 // AtomicInc adds 1 to *dst on PE pe.
 func AtomicInc[T AMO](dst *T, pe int) {
-	amo("shmem.AtomicInc", rt.DefaultCtx, rt.AMOFetchAdd, dst, 1, 1, pe)
+	amo("shmem.AtomicInc", rt.DefaultCtx, rt.AMOFetchAdd|rt.AMOPost, dst, 1, 1, pe)
 }
 
 // AtomicFetchAnd ands v into *dst on PE pe and returns the old value.
@@ -82,7 +82,7 @@ func AtomicFetchAnd[T Bitwise](dst *T, v T, pe int) T {
 
 // AtomicAnd ands v into *dst on PE pe.
 func AtomicAnd[T Bitwise](dst *T, v T, pe int) {
-	amo("shmem.AtomicAnd", rt.DefaultCtx, rt.AMOFetchAnd, dst, v, v, pe)
+	amo("shmem.AtomicAnd", rt.DefaultCtx, rt.AMOFetchAnd|rt.AMOPost, dst, v, v, pe)
 }
 
 // AtomicFetchOr ors v into *dst on PE pe and returns the old value.
@@ -92,7 +92,7 @@ func AtomicFetchOr[T Bitwise](dst *T, v T, pe int) T {
 
 // AtomicOr ors v into *dst on PE pe.
 func AtomicOr[T Bitwise](dst *T, v T, pe int) {
-	amo("shmem.AtomicOr", rt.DefaultCtx, rt.AMOFetchOr, dst, v, v, pe)
+	amo("shmem.AtomicOr", rt.DefaultCtx, rt.AMOFetchOr|rt.AMOPost, dst, v, v, pe)
 }
 
 // AtomicFetchXor xors v into *dst on PE pe and returns the old value.
@@ -102,5 +102,5 @@ func AtomicFetchXor[T Bitwise](dst *T, v T, pe int) T {
 
 // AtomicXor xors v into *dst on PE pe.
 func AtomicXor[T Bitwise](dst *T, v T, pe int) {
-	amo("shmem.AtomicXor", rt.DefaultCtx, rt.AMOFetchXor, dst, v, v, pe)
+	amo("shmem.AtomicXor", rt.DefaultCtx, rt.AMOFetchXor|rt.AMOPost, dst, v, v, pe)
 }

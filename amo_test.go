@@ -13,7 +13,7 @@ import (
 // distinct (the sum of the olds is that of 0..total-1).
 func TestFetchAddTotal(t *testing.T) {
 	forSizes(t, func(t *testing.T, me, n int) {
-		const each = 100_000
+		each := shmemtest.Iters(100_000)
 		ctr := mustAlloc[int64](t, 1)
 		olds := mustAlloc[int64](t, 1)
 		var sum int64
@@ -190,7 +190,7 @@ func TestAMOGoroutines(t *testing.T) {
 	initPE(t)
 	ctr := mustAlloc[uint64](t, 1)
 	done := make(chan struct{})
-	const g, each = 4, 20_000
+	g, each := 4, shmemtest.Iters(20_000)
 	for range g {
 		go func() {
 			for range each {
@@ -203,7 +203,7 @@ func TestAMOGoroutines(t *testing.T) {
 		<-done
 	}
 	shmem.BarrierAll()
-	if shmem.MyPE() == 0 && ctr[0] != 3*g*each {
+	if shmem.MyPE() == 0 && ctr[0] != uint64(3*g*each) {
 		t.Fatalf("counter %d, want %d", ctr[0], 3*g*each)
 	}
 }

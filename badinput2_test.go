@@ -69,6 +69,13 @@ func TestBadInputCollectives(t *testing.T) {
 	wantPanic(t, "shmem.PutSignal: dst is not symmetric memory", func() {
 		shmem.PutSignal(make([]int64, 4), local[:4], (*uint64)(unsafe.Pointer(&b[0])), 1, shmem.SignalSet, 1-me)
 	})
+	// The signal word is named sig, not dst.
+	wantPanic(t, "shmem.PutSignal: sig is not symmetric memory", func() {
+		shmem.PutSignal(b[:4], local[:4], new(uint64), 1, shmem.SignalSet, 1-me)
+	})
+	wantPanic(t, "shmem.PutSignalNBI: sig 0x", func() {
+		shmem.PutSignalNBI(b[:4], local[:4], (*uint64)(unsafe.Add(unsafe.Pointer(&b[0]), 4)), 1, shmem.SignalAdd, 1-me)
+	})
 	shmem.BarrierAll()
 	for i := range a {
 		if a[i] != guard[i] {

@@ -25,6 +25,9 @@ func TestBarrierAlgorithms(t *testing.T) {
 					if round%2 == 0 {
 						shmem.BarrierAll()
 					} else {
+						// sync_all does not complete the add (across nodes it may still
+						// be on its way): a quiet does.
+						shmem.Quiet()
 						shmem.SyncAll()
 					}
 					if got := shmem.AtomicFetch(&ctr[0], 0); got < int64(n)*round {

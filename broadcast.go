@@ -39,18 +39,27 @@ func broadcastSet[T any](who string, dst, src []T, n, root int, set ActiveSet, p
 
 // Broadcast32 copies n 32-bit elements from src on the active set's root-th PE to dst on
 // the others.
+// Every PE of set calls it with the same n, root and set. dst, src and pSync
+// (BcastSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func Broadcast32[T Word32](dst, src []T, n, root int, set ActiveSet, pSync []int64) {
 	broadcastSet("shmem.Broadcast32", dst, src, n, root, set, pSync)
 }
 
 // Broadcast64 copies n 64-bit elements from src on the active set's root-th PE to dst on
 // the others.
+// Every PE of set calls it with the same n, root and set. dst, src and pSync
+// (BcastSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func Broadcast64[T Word64](dst, src []T, n, root int, set ActiveSet, pSync []int64) {
 	broadcastSet("shmem.Broadcast64", dst, src, n, root, set, pSync)
 }
 
 // Broadcast copies len(dst) elements of src on member root of t to dst on every member,
 // the root included.
+// Every member of t calls it with the same len(dst) and root. dst and src are symmetric;
+// no work arrays. The error is always nil (the C routine's int result): bad arguments, and
+// an invalid team, panic naming the argument.
 func Broadcast[T any](t Team, dst, src []T, root int) error {
 	const who = "shmem.Broadcast"
 	t.t.Check(who)

@@ -34,31 +34,49 @@ func collectSet[T any](who string, dst, src []T, fixed bool, set ActiveSet, pSyn
 }
 
 // Collect32 concatenates the active set's 32-bit src arrays (lengths may differ) into dst.
+// Every PE of set calls it with the same set. dst, src and pSync (CollectSyncSize elements
+// holding SyncValue, not in use by another collective) are symmetric. Bad arguments panic
+// naming the argument; there is no error result.
 func Collect32[T Word32](dst, src []T, set ActiveSet, pSync []int64) {
 	collectSet("shmem.Collect32", dst, src, false, set, pSync)
 }
 
 // Collect64 concatenates the active set's 64-bit src arrays (lengths may differ) into dst.
+// Every PE of set calls it with the same set. dst, src and pSync (CollectSyncSize elements
+// holding SyncValue, not in use by another collective) are symmetric. Bad arguments panic
+// naming the argument; there is no error result.
 func Collect64[T Word64](dst, src []T, set ActiveSet, pSync []int64) {
 	collectSet("shmem.Collect64", dst, src, false, set, pSync)
 }
 
 // FCollect32 concatenates the active set's 32-bit src arrays (one length on all) into dst.
+// Every PE of set calls it with the same set. dst, src and pSync (CollectSyncSize elements
+// holding SyncValue, not in use by another collective) are symmetric. Bad arguments panic
+// naming the argument; there is no error result.
 func FCollect32[T Word32](dst, src []T, set ActiveSet, pSync []int64) {
 	collectSet("shmem.FCollect32", dst, src, true, set, pSync)
 }
 
 // FCollect64 concatenates the active set's 64-bit src arrays (one length on all) into dst.
+// Every PE of set calls it with the same set. dst, src and pSync (CollectSyncSize elements
+// holding SyncValue, not in use by another collective) are symmetric. Bad arguments panic
+// naming the argument; there is no error result.
 func FCollect64[T Word64](dst, src []T, set ActiveSet, pSync []int64) {
 	collectSet("shmem.FCollect64", dst, src, true, set, pSync)
 }
 
 // Collect concatenates the src arrays of t's members (lengths may differ) into dst.
+// Every member of t calls it. dst and src are symmetric; no work arrays. The error is
+// always nil (the C routine's int result): bad arguments, and an invalid team, panic
+// naming the argument.
 func Collect[T any](t Team, dst, src []T) error {
 	return teamCollect("shmem.Collect", t, dst, src, false)
 }
 
 // FCollect concatenates the src arrays of t's members (one length on all) into dst.
+// Every member of t calls it. dst and src are symmetric; no work arrays. The error is
+// always nil (the C routine's int result): bad arguments, and an invalid team, panic
+// naming the argument.
 func FCollect[T any](t Team, dst, src []T) error {
 	return teamCollect("shmem.FCollect", t, dst, src, true)
 }

@@ -60,11 +60,19 @@ func TestDebugChecks(t *testing.T) {
 			}
 			shmem.AllToAll32(dst, src, 8, shmem.ActiveSet{Start: 0, Size: 3}, pSync)
 		}},
-		{"malloc", "shmem.Malloc: PEs passed different size: PE 0 passed 64, PE 1 passed 128", func(t *testing.T, me int) {
-			shmem.Malloc[byte](64 * (1 + me%2))
+		// In elements, as the caller passed them.
+		{"malloc", "shmem.Malloc: SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 64, PE 1 passed 128", func(t *testing.T, me int) {
+			shmem.Malloc[int64](64 * (1 + me%2))
+		}},
+		{"realloc", "shmem.Realloc: SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 3, PE 2 passed 4", func(t *testing.T, me int) {
+			s := mustAlloc[int32](t, 2)
+			shmem.Realloc(s, 3+me/2)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if shmemtest.MultiNode() && (c.name == "activeset" || c.name == "offsets") {
+				t.Skip("SHMEM_DEBUG compares a collective's arguments between the PEs of a node only")
+			}
 			if shmemtest.InPE(t) {
 				if err := shmem.Init(); err != nil {
 					t.Fatal(err)
@@ -75,7 +83,7 @@ func TestDebugChecks(t *testing.T) {
 				return
 			}
 			r := shmemtest.Launch(t, 3, debugEnv)
-			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "SHMEM_DEBUG") && c.name != "malloc" {
+			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) || !strings.Contains(r.Stderr, "SHMEM_DEBUG") {
 				t.Fatalf("status %d, stderr:\n%s\nwant a failure reporting %q", r.Status, r.Stderr, c.want)
 			}
 		})

@@ -64,6 +64,14 @@ func TestFailingPE(t *testing.T) {
 				t.Fatal("barrier completed without PE 1")
 			}
 			r := shmemtest.Launch(t, 3)
+			if shmemtest.MultiNode() {
+				// A peer that lost PE 1 reports it ("PE 1 on b ended before
+				// shmem_finalize ..."), or the PMIx launcher does (rank 1 is PE 1).
+				if r.Status == 0 || !strings.Contains(r.Stderr, "PE 1 on ") && !strings.Contains(r.Stderr, ",1]") {
+					t.Fatalf("status %d, stderr:\n%s\nwant non-zero and PE 1 named", r.Status, r.Stderr)
+				}
+				return
+			}
 			if r.Status == 0 || !strings.Contains(r.Stderr, c.want) {
 				t.Fatalf("status %d, stderr:\n%s\nwant non-zero and %q", r.Status, r.Stderr, c.want)
 			}

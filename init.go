@@ -44,11 +44,15 @@ func AddrAccessible[T any](p *T, pe int) bool {
 
 // Ptr is a direct pointer to PE pe's copy of the symmetric object *p (shmem_ptr): loads
 // and stores through it reach the peer's memory. Waiters sleeping on a futex are not woken
-// by plain stores through it; they notice within a millisecond.
+// by plain stores through it; they notice within a millisecond. It is nil when pe is on
+// another node.
 func Ptr[T any](p *T, pe int) *T {
 	rt.Check("shmem.Ptr")
 	rt.CheckPE("shmem.Ptr", pe)
 	rt.CheckSym("shmem.Ptr", "p", unsafe.Pointer(p), unsafe.Sizeof(*p))
+	if !rt.Local(pe) {
+		return nil
+	}
 	return (*T)(rt.Remote(unsafe.Pointer(p), pe))
 }
 
@@ -62,7 +66,8 @@ func Quiet() { rt.Check("shmem.Quiet"); rt.Quiet() }
 // barrier (SFENCE on amd64, DMB ISHST on arm64).
 func Fence() { rt.Check("shmem.Fence"); rt.Fence() }
 
-// BarrierAll completes this PE's puts and waits until every PE has called it.
+// BarrierAll completes this PE's puts and waits until every PE has called it. It needs no
+// work array (shmem_barrier_all).
 func BarrierAll() { rt.BarrierAll() }
 
 // SyncAll waits until every PE has called it, without completing puts (shmem_sync_all).

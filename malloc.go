@@ -27,6 +27,7 @@ func Align[T any](align uintptr, n int) ([]T, error) {
 
 func alloc[T any](who string, n int, align uintptr, zero bool) ([]T, error) {
 	size := checkAlloc[T](who, n)
+	rt.DebugAgree(who, "element counts", uint64(n))
 	if align == 0 {
 		align = unsafe.Alignof(*new(T))
 	}
@@ -64,6 +65,7 @@ func Free[T any](s []T) {
 // size, with barriers before and after. Realloc(nil, n) is Malloc; Realloc(s, 0) is Free.
 func Realloc[T any](s []T, n int) ([]T, error) {
 	size := checkAlloc[T]("shmem.Realloc", n)
+	rt.DebugAgree("shmem.Realloc", "element counts", uint64(n))
 	var p unsafe.Pointer
 	if cap(s) > 0 {
 		p = sliceAddr(s[:1])

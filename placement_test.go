@@ -18,6 +18,9 @@ func TestPinningAndNUMA(t *testing.T) {
 	if !shmemtest.InPE(t) && runtime.NumCPU() < 2 { // a pinned PE sees one CPU
 		t.Skip("needs 2 CPUs")
 	}
+	if shmemtest.MultiNode() {
+		t.Skip("shmemrun's pinning: a PMIx launcher binds PEs itself (--bind-to)")
+	}
 	if !shmemtest.Run(t, 2, shmemtest.Options{Bind: true, Spin: true}) {
 		return
 	}

@@ -47,71 +47,120 @@ func checkReduce[T any](who string, dst, src []T) int {
 }
 
 // SumToAll sets dst to the sum of src over the active set (shmem_TYPE_sum_to_all).
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func SumToAll[T Arithmetic](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.SumToAll", kernels.Sum, dst, src, set, pWrk, pSync)
 }
 
 // ProdToAll sets dst to the product of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func ProdToAll[T Arithmetic](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.ProdToAll", kernels.Prod, dst, src, set, pWrk, pSync)
 }
 
 // MinToAll sets dst to the minimum of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func MinToAll[T Ordered](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.MinToAll", kernels.Min, dst, src, set, pWrk, pSync)
 }
 
 // MaxToAll sets dst to the maximum of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func MaxToAll[T Ordered](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.MaxToAll", kernels.Max, dst, src, set, pWrk, pSync)
 }
 
 // AndToAll sets dst to the bitwise and of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func AndToAll[T Bitwise](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.AndToAll", kernels.And, dst, src, set, pWrk, pSync)
 }
 
 // OrToAll sets dst to the bitwise or of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func OrToAll[T Bitwise](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.OrToAll", kernels.Or, dst, src, set, pWrk, pSync)
 }
 
 // XorToAll sets dst to the bitwise xor of src over the active set.
+// Every PE of set calls it with the same set and len(src). dst (at least len(src)
+// elements), src, pWrk (at least max(len(src)/2+1, ReduceMinWrkDataSize) elements) and
+// pSync (ReduceSyncSize elements holding SyncValue, not in use by another collective) are
+// symmetric. Bad arguments panic naming the argument; there is no error result.
 func XorToAll[T Bitwise](dst, src []T, set ActiveSet, pWrk []T, pSync []int64) {
 	toAll("shmem.XorToAll", kernels.Xor, dst, src, set, pWrk, pSync)
 }
 
 // SumReduce sets dst to the sum of src over team t (shmem_TYPE_sum_reduce).
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func SumReduce[T Arithmetic](t Team, dst, src []T) error {
 	return teamReduce("shmem.SumReduce", kernels.Sum, t, dst, src)
 }
 
 // ProdReduce sets dst to the product of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func ProdReduce[T Arithmetic](t Team, dst, src []T) error {
 	return teamReduce("shmem.ProdReduce", kernels.Prod, t, dst, src)
 }
 
 // MinReduce sets dst to the minimum of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func MinReduce[T Ordered](t Team, dst, src []T) error {
 	return teamReduce("shmem.MinReduce", kernels.Min, t, dst, src)
 }
 
 // MaxReduce sets dst to the maximum of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func MaxReduce[T Ordered](t Team, dst, src []T) error {
 	return teamReduce("shmem.MaxReduce", kernels.Max, t, dst, src)
 }
 
 // AndReduce sets dst to the bitwise and of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func AndReduce[T Bitwise](t Team, dst, src []T) error {
 	return teamReduce("shmem.AndReduce", kernels.And, t, dst, src)
 }
 
 // OrReduce sets dst to the bitwise or of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func OrReduce[T Bitwise](t Team, dst, src []T) error {
 	return teamReduce("shmem.OrReduce", kernels.Or, t, dst, src)
 }
 
 // XorReduce sets dst to the bitwise xor of src over team t.
+// Every member of t calls it with the same len(src). dst (at least len(src) elements) and
+// src are symmetric; no work arrays. The error is always nil (the C routine's int result):
+// bad arguments, and an invalid team, panic naming the argument.
 func XorReduce[T Bitwise](t Team, dst, src []T) error {
 	return teamReduce("shmem.XorReduce", kernels.Xor, t, dst, src)
 }

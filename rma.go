@@ -40,26 +40,60 @@ func get[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 func P[T any](dst *T, v T, pe int) { p("shmem.P", rt.DefaultCtx, dst, v, pe) }
 
 func p[T any](who string, c *rt.Ctx, dst *T, v T, pe int) {
-	q, pe := scalarTarget(who, c, dst, pe)
+	q, w := scalarTarget(who, c, dst, pe)
+	if q == nil { // on another node
+		if n := unsafe.Sizeof(v); n <= 8 && n&(n-1) == 0 {
+			c.TransportOf(w).PutValue(unsafe.Pointer(dst), bits(v), n, w)
+			return
+		}
+		putOff(who, c, dst, v, pe)
+		return
+	}
 	*q = v
-	rt.Notify(pe)
+	rt.Notify(w)
+}
+
+// putOff puts v to a PE on another node through memory: v escapes to the heap here, not in
+// P, whose common case allocates nothing.
+//
+//go:noinline
+func putOff[T any](who string, c *rt.Ctx, dst *T, v T, pe int) {
+	c.Put(who, unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
+}
+
+// getOff is G from a PE on another node through memory.
+//
+//go:noinline
+func getOff[T any](who string, c *rt.Ctx, src *T, pe int) T {
+	var v T
+	c.Get(who, unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
+	return v
 }
 
 // G loads the symmetric *src on PE pe.
 func G[T any](src *T, pe int) T { return g("shmem.G", rt.DefaultCtx, src, pe) }
 
 func g[T any](who string, c *rt.Ctx, src *T, pe int) T {
-	q, _ := scalarTarget(who, c, src, pe)
-	return *q
+	p, w := scalarTarget(who, c, src, pe)
+	if p == nil { // on another node
+		if n := unsafe.Sizeof(*src); n <= 8 && n&(n-1) == 0 {
+			return fromBits[T](c.TransportOf(w).GetValue(unsafe.Pointer(src), n, w))
+		}
+		return getOff(who, c, src, pe)
+	}
+	return *p
 }
 
-// scalarTarget is PE pe's copy of *p, and pe's world number.
+// scalarTarget is PE pe's copy of *p (nil on another node), and pe's world number.
 func scalarTarget[T any](who string, c *rt.Ctx, p *T, pe int) (*T, int) {
 	pe = c.PE(who, pe)
 	if p == nil {
 		panic(who + ": nil pointer")
 	}
 	rt.CheckSym(who, "address", unsafe.Pointer(p), unsafe.Sizeof(*p))
+	if !rt.Local(pe) {
+		return nil, pe
+	}
 	return (*T)(rt.Remote(unsafe.Pointer(p), pe)), pe
 }
 
@@ -121,15 +155,10 @@ func putSignal[T any](who string, c *rt.Ctx, dst, src []T, sig *uint64, signal u
 	if op != SignalSet && op != SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
-	rt.AMOTarget(who, unsafe.Pointer(sig), 8, c.PE(who, pe))
-	put(who, c, dst, src, pe)
-	// The signal's atomic is a release on arm64 and a locked instruction on amd64: the data's
-	// stores are visible before the signal is.
-	aop := rt.AMOSet
-	if op == SignalAdd {
-		aop = rt.AMOFetchAdd
+	if len(dst) < len(src) {
+		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
 	}
-	c.AMO(who, aop, 8, unsafe.Pointer(sig), signal, 0, pe)
+	c.PutSignal(who, "sig", sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), unsafe.Pointer(sig), signal, op == SignalAdd, pe)
 }
 
 // SignalFetch loads the local symmetric signal word atomically.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/shmemtest"
 )
 
 const blockLen = 37 // odd on purpose: blocks are not multiples of a cache line
@@ -153,7 +154,13 @@ func TestPtr(t *testing.T) {
 	forSizes(t, func(t *testing.T, me, n int) {
 		xs := mustAlloc[int64](t, n)
 		for pe := range n {
-			*shmem.Ptr(&xs[me], pe) = int64(me + 1)
+			if p := shmem.Ptr(&xs[me], pe); p != nil {
+				*p = int64(me + 1)
+			} else if shmemtest.MultiNode() { // on another node: TestMultiNodeLayout
+				shmem.P(&xs[me], int64(me+1), pe)
+			} else {
+				t.Fatalf("Ptr to PE %d is nil", pe)
+			}
 		}
 		shmem.BarrierAll()
 		for pe := range n {

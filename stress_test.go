@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/shmemtest"
 )
 
 // 10,000 rounds: in every round each PE puts a block to a random peer and raises a flag
@@ -13,7 +14,8 @@ import (
 // WaitUntilAny (by epoch) over random status masks, checking each block as its flag is seen.
 func TestStressPutFlags(t *testing.T) {
 	forSizes(t, func(t *testing.T, me, n int) {
-		const rounds, window, words = 10_000, 10, 16
+		const window, words = 10, 16
+		rounds := shmemtest.Iters(10_000)
 		slots := n * window // slot s*window+k: from sender s, k-th round of the epoch
 		box := mustAlloc[int64](t, slots*words)
 		flags := mustAlloc[int64](t, slots)

@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 
 	rt "github.com/goshmem/shmem/runtime"
@@ -18,9 +17,10 @@ import (
 // are the same machine operation for signed, unsigned and (fetch, set, swap) float types of
 // one size, so zshmem.c passes the value's bits and an operation code (GOSHMEM_AMO_*, cabi.h):
 // add, inc and fetch_inc are amoFetchAdd, the non-fetching bitwise forms their fetch forms.
-// Each is one sync/atomic operation on the peer's word, atomic against every other AMO.
+// Each is the runtime's AMO: a sync/atomic operation on a node-local peer's word, the
+// multi-node engine's atomic for a PE on another node.
 
-// The operation codes, cabi.h's.
+// The operation codes are cabi.h's, in the runtime's order (a test keeps them in step).
 const (
 	amoFetch       = C.GOSHMEM_AMO_FETCH
 	amoSet         = C.GOSHMEM_AMO_SET
@@ -32,6 +32,25 @@ const (
 	amoFetchXor    = C.GOSHMEM_AMO_FETCH_XOR
 )
 
+// Each index is 0 exactly when the C code equals the runtime's.
+var (
+	_ = [1]int{}[amoFetch-int(rt.AMOFetch)]
+	_ = [1]int{}[amoSet-int(rt.AMOSet)]
+	_ = [1]int{}[amoSwap-int(rt.AMOSwap)]
+	_ = [1]int{}[amoCompareSwap-int(rt.AMOCompareSwap)]
+	_ = [1]int{}[amoFetchAdd-int(rt.AMOFetchAdd)]
+	_ = [1]int{}[amoFetchAnd-int(rt.AMOFetchAnd)]
+	_ = [1]int{}[amoFetchOr-int(rt.AMOFetchOr)]
+	_ = [1]int{}[amoFetchXor-int(rt.AMOFetchXor)]
+)
+
+func amoOp(who string, op int32) rt.AMOOp {
+	if op < amoFetch || op > amoFetchXor {
+		panic(fmt.Sprintf("%s: unknown atomic operation %d", who, op))
+	}
+	return rt.AMOOp(op)
+}
+
 //export goshmem_amo32
 func goshmem_amo32(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
 	defer catch(r)
@@ -40,40 +59,7 @@ func goshmem_amo32(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, v
 	if c == nil {
 		return 0
 	}
-	w := c.PE(who, int(pe))
-	p := (*uint32)(rt.AMOTarget(who, symCheck(who, "dest", dest, 4), 4, w))
-	var old uint32
-	switch op {
-	case amoFetch:
-		return atomic.LoadUint32(p)
-	case amoSet:
-		atomic.StoreUint32(p, value)
-	case amoSwap:
-		old = atomic.SwapUint32(p, value)
-	case amoCompareSwap:
-		for {
-			old = atomic.LoadUint32(p)
-			if old != cond {
-				return old // nothing changed: nobody to wake
-			}
-			if atomic.CompareAndSwapUint32(p, old, value) {
-				break
-			}
-		}
-	case amoFetchAdd:
-		old = atomic.AddUint32(p, value) - value
-	case amoFetchAnd:
-		old = atomic.AndUint32(p, value)
-	case amoFetchOr:
-		old = atomic.OrUint32(p, value)
-	case amoFetchXor:
-		for old = atomic.LoadUint32(p); !atomic.CompareAndSwapUint32(p, old, old^value); old = atomic.LoadUint32(p) {
-		}
-	default:
-		badAMO(who, op)
-	}
-	rt.NotifyAtomic(w)
-	return old
+	return uint32(c.AMO(who, amoOp(who, op), 4, symCheck(who, "dest", dest, 4), uint64(value), uint64(cond), int(pe)))
 }
 
 //export goshmem_amo64
@@ -84,42 +70,5 @@ func goshmem_amo64(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, v
 	if c == nil {
 		return 0
 	}
-	w := c.PE(who, int(pe))
-	p := (*uint64)(rt.AMOTarget(who, symCheck(who, "dest", dest, 8), 8, w))
-	var old uint64
-	switch op {
-	case amoFetch:
-		return atomic.LoadUint64(p)
-	case amoSet:
-		atomic.StoreUint64(p, value)
-	case amoSwap:
-		old = atomic.SwapUint64(p, value)
-	case amoCompareSwap:
-		for {
-			old = atomic.LoadUint64(p)
-			if old != cond {
-				return old
-			}
-			if atomic.CompareAndSwapUint64(p, old, value) {
-				break
-			}
-		}
-	case amoFetchAdd:
-		old = atomic.AddUint64(p, value) - value
-	case amoFetchAnd:
-		old = atomic.AndUint64(p, value)
-	case amoFetchOr:
-		old = atomic.OrUint64(p, value)
-	case amoFetchXor:
-		for old = atomic.LoadUint64(p); !atomic.CompareAndSwapUint64(p, old, old^value); old = atomic.LoadUint64(p) {
-		}
-	default:
-		badAMO(who, op)
-	}
-	rt.NotifyAtomic(w)
-	return old
-}
-
-func badAMO(who string, op int32) {
-	panic(fmt.Sprintf("%s: unknown atomic operation %d", who, op))
+	return c.AMO(who, amoOp(who, op), 8, symCheck(who, "dest", dest, 8), value, cond, int(pe))
 }

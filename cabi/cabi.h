@@ -35,6 +35,7 @@ struct goshmem_fastpath {
 	uintptr_t sleepers;               /* my doorbell's sleeper count (uint32_t), likewise */
 	int me, npes;                     /* npes 0: not running (shmem_my_pe, shmem_n_pes ask Go) */
 	int direct;                       /* every PE is reached through shared memory */
+	const unsigned char *local;       /* else local[pe] != 0: PE pe is (multi-node job) */
 	int ring;                         /* posters ring doorbells: some waiter may sleep */
 	int spin;                         /* this PE's waits spin (they do not yield and sleep) */
 };

@@ -251,6 +251,17 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
+	// A program probing the heap's size: one line per routine, or one per failure under
+	// SHMEM_DEBUG.
+	line := regexp.MustCompile(`(?m)^libgoshmem: shmem_malloc: cannot allocate \d+ bytes: the symmetric heap is exhausted`)
+	j := run(t, exe, 2, "probe-heap")
+	if n := len(line.FindAllString(j.stderr, -1)); j.status != 0 || n != 2 || !strings.Contains(j.stderr, "(reported once; SHMEM_DEBUG=1 reports every failure)") || !strings.Contains(j.stdout, "the heap holds") {
+		t.Fatalf("probing the heap: %d lines (want one per PE): %v", n, j)
+	}
+	j = runEnv(t, []string{"SHMEM_DEBUG=1"}, exe, 2, "probe-heap")
+	if n := len(line.FindAllString(j.stderr, -1)); j.status != 0 || n < 2*10 {
+		t.Fatalf("probing the heap under SHMEM_DEBUG: %d lines, want one per failure: %v", n, j)
+	}
 	// GlobalExit flushes C's buffered stdout first.
 	if j := run(t, exe, 1, "global-exit"); !strings.Contains(j.stdout, "exiting with 3") {
 		t.Fatalf("output before shmem_global_exit was lost: %v", j)

@@ -77,6 +77,9 @@ func goshmem_ctx_create(r int32, team uintptr, options int64, out *unsafe.Pointe
 	id := len(ctxs.c)
 	ctxs.mu.Unlock()
 	*p = C.struct_goshmem_ctx{start: C.int(t.G.Start), stride: C.int(t.G.Stride), size: C.int(t.G.Size), live: 1, id: C.uintptr_t(id)}
+	if !t.G.Strided() {
+		p.size = 0 // a listed team (a node's PEs): C cannot translate its PEs, Go does
+	}
 	*out = unsafe.Pointer(p)
 	return 0
 }

@@ -10,6 +10,9 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
+
+	rt "github.com/goshmem/shmem/runtime"
 )
 
 // Every exported function takes the calling C routine's number first (zroutines.go lists
@@ -78,9 +81,21 @@ var goNames = strings.NewReplacer(
 	"ReduceMinWrkDataSize", "SHMEM_REDUCE_MIN_WRKDATA_SIZE",
 )
 
+// warned holds the routines that have reported a failure (by the message's routine name).
+var warned sync.Map
+
 // warn reports a condition a correct program can meet (the heap is exhausted) for a
-// routine whose C form can only return NULL or an error code.
+// routine whose C form can only return NULL or an error code: once per routine, as a
+// program probing the heap's size fails on purpose, or every time under SHMEM_DEBUG.
 func warn(err error) {
+	msg := goNames.Replace(err.Error())
+	routine, _, _ := strings.Cut(msg, ":")
+	if _, seen := warned.LoadOrStore(routine, true); seen && !rt.Debug() {
+		return
+	}
+	if !rt.Debug() {
+		msg += " (reported once; SHMEM_DEBUG=1 reports every failure)"
+	}
 	C.fflush(nil)
-	os.Stderr.WriteString("libgoshmem: " + goNames.Replace(err.Error()) + "\n")
+	os.Stderr.WriteString("libgoshmem: " + msg + "\n")
 }

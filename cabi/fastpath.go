@@ -2,10 +2,15 @@
 
 package main
 
+// #include <stdlib.h>
 // #include "cabi.h"
 import "C"
 
-import rt "github.com/goshmem/shmem/runtime"
+import (
+	"unsafe"
+
+	rt "github.com/goshmem/shmem/runtime"
+)
 
 // The C fast path (fastpath.h) does the one-sided routines' common case in C, without a
 // cgo transition, from the job's geometry published here: at shmem_init, after the engine's
@@ -31,12 +36,33 @@ func publishFastPath() {
 		me:          C.int(v.Me),
 		npes:        C.int(v.NPEs),
 		direct:      C.int(b2i(v.Direct)),
+		local:       localMask(v),
 		ring:        C.int(b2i(v.MayWake)),
 		spin:        C.int(b2i(!v.SleepWait)),
 	}
 }
 
 func clearFastPath() { C.goshmem_fp = C.struct_goshmem_fastpath{} }
+
+// localMask is a byte per PE in C memory, 1 for the PEs of my node, in a multi-node job (the
+// fast path serves them); nil otherwise. Allocated once: the job's geometry does not change.
+func localMask(v rt.CABIView) *C.uchar {
+	if !v.MultiNode {
+		return nil
+	}
+	if cLocal == nil {
+		cLocal = (*C.uchar)(C.calloc(C.size_t(v.NPEs), 1))
+		mask := unsafe.Slice(cLocal, v.NPEs)
+		for pe := range mask {
+			if rt.Local(pe) {
+				mask[pe] = 1
+			}
+		}
+	}
+	return cLocal
+}
+
+var cLocal *C.uchar
 
 // goshmem_ring rings PE pe's doorbell for the fast path, which found a sleeper there after
 // its write (rt.NotifyAtomic loads the count again).

@@ -86,7 +86,7 @@ GOSHMEM_INLINE uintptr_t goshmem_fp_sym(const void *p, size_t n)
  * path does not apply. */
 GOSHMEM_INLINE void *goshmem_fp_remote(const void *p, size_t n, int pe)
 {
-	if (!goshmem_fp.direct || (unsigned)pe >= (unsigned)goshmem_fp.npes)
+	if ((unsigned)pe >= (unsigned)goshmem_fp.npes || !goshmem_fp.direct && !(goshmem_fp.local && goshmem_fp.local[pe]))
 		return NULL;
 	uintptr_t a = goshmem_fp_sym(p, n);
 	if (!a)

@@ -1,8 +1,9 @@
 /* Reductions of long double, which has no Go type, in C. They synchronize as the engine's
  * linear reduction does: a barrier (every member's source is ready), then each member reads
- * every member's source through its address on that member (shmem_ptr's translation) and
- * combines them in member order, ((s0 op s1) op s2) ..., then a barrier (no member changes
- * its source before all have read it). In place (dest == source) the result is combined
+ * every member's source through its address on that member (shmem_ptr's translation; a
+ * member on another node through the engine, a get) and combines them in member order,
+ * ((s0 op s1) op s2) ..., then a barrier (no member changes its source before all have read
+ * it). In place (dest == source) the result is combined
  * aside and copied into dest after the second barrier. The active-set form synchronizes on
  * the caller's pSync, the team form on the team's own words, as the Go API's do. */
 #include <stdio.h>
@@ -48,11 +49,23 @@ static void ld_reduce(const struct ld_group *g, goshmem_ld_combiner op, long dou
 	for (int j = 0; j < g->size; j++)
 		ins[j] = goshmem_peer(g->r, (void *)source, bytes, g->pe[j]);
 	long double *out = dest == source ? ld_alloc(g->r, bytes) : dest;
+	long double *far = NULL; /* a member's source fetched from another node */
 	ld_barrier(g);
-	memcpy(out, ins[0], bytes);
-	for (int j = 1; j < g->size; j++)
-		op(out, ins[j], n);
+	for (int j = 0; j < g->size; j++) {
+		const long double *in = ins[j];
+		if (!in) {
+			if (!far)
+				far = ld_alloc(g->r, bytes);
+			goshmem_get(g->r, SHMEM_CTX_DEFAULT, far, (void *)source, bytes, g->pe[j]);
+			in = far;
+		}
+		if (j == 0)
+			memcpy(out, in, bytes);
+		else
+			op(out, in, n);
+	}
 	ld_barrier(g);
+	free(far);
 	if (out != dest) {
 		memcpy(dest, out, bytes);
 		free(out);

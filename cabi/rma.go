@@ -133,19 +133,9 @@ func goshmem_put_signal(r int32, ctx, dest, source unsafe.Pointer, nbytes uintpt
 	if shmem.SignalOp(op) != shmem.SignalSet && shmem.SignalOp(op) != shmem.SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
-	w := c.PE(who, int(pe))
-	s := (*uint64)(rt.AMOTarget(who, symCheck(who, "sig_addr", sig, 8), 8, w))
 	d := symCheck(who, "dest", dest, nbytes)
 	local(who, "source", source, nbytes)
-	c.Put(who, d, source, nbytes, int(pe))
-	// Atomics are releases on arm64 and locked instructions on amd64: the data's stores are
-	// visible before the signal is.
-	if shmem.SignalOp(op) == shmem.SignalSet {
-		atomic.StoreUint64(s, signal)
-	} else {
-		atomic.AddUint64(s, signal)
-	}
-	rt.NotifyAtomic(w)
+	c.PutSignal(who, "sig_addr", d, source, nbytes, symCheck(who, "sig_addr", sig, 8), signal, shmem.SignalOp(op) == shmem.SignalAdd, int(pe))
 }
 
 //export goshmem_signal_fetch

@@ -79,7 +79,7 @@ func goshmem_ptr(r int32, dest unsafe.Pointer, pe int32) unsafe.Pointer {
 	defer catch(r)
 	rt.Check(name(r))
 	q := sym(dest)
-	if pe < 0 || int(pe) >= rt.NPEs() || !rt.InHeap(q, 1) {
+	if pe < 0 || int(pe) >= rt.NPEs() || !rt.InHeap(q, 1) || !rt.Local(int(pe)) {
 		return nil
 	}
 	if int(pe) == rt.MyPE() {
@@ -89,7 +89,8 @@ func goshmem_ptr(r int32, dest unsafe.Pointer, pe int32) unsafe.Pointer {
 }
 
 // goshmem_peer is PE pe's copy of the symmetric object [p, p+n), for the C code of the
-// library itself (the long double reductions): unlike shmem_ptr, bad input panics.
+// library itself (the long double reductions): unlike shmem_ptr, bad input panics. NULL
+// when pe is on another node (the caller gets the object through the engine).
 //
 //export goshmem_peer
 func goshmem_peer(r int32, p unsafe.Pointer, n uintptr, pe int32) unsafe.Pointer {
@@ -97,7 +98,11 @@ func goshmem_peer(r int32, p unsafe.Pointer, n uintptr, pe int32) unsafe.Pointer
 	who := name(r)
 	rt.Check(who)
 	rt.CheckPE(who, int(pe))
-	return rt.Remote(symCheck(who, "source", p, n), int(pe))
+	q := symCheck(who, "source", p, n)
+	if !rt.Local(int(pe)) {
+		return nil
+	}
+	return rt.Remote(q, int(pe))
 }
 
 //export goshmem_global_exit

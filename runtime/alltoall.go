@@ -38,6 +38,10 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 		barrier(who, g, me, &a) // nothing moves, but the call still synchronizes
 		return
 	}
+	if spansNodes(g) {
+		alltoallDirect(who, g, me, a, x) // blocks to other nodes travel by the engine
+		return
+	}
 	nb := x.N * int(x.Size)
 	switch chooseAlltoall(g, nb) {
 	case AlgDirect:
@@ -54,8 +58,12 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 // block copies my block j into member j's (world PE pe's) dst as its block me.
 func (x AlltoallArgs) block(me, j, pe int) {
 	src := unsafe.Add(x.Src, uintptr(j*x.N*x.SrcStride)*x.Size)
-	dst := Remote(unsafe.Add(x.Dst, uintptr(me*x.N*x.DstStride)*x.Size), pe)
-	StridedCopy(dst, x.DstStride, src, x.SrcStride, x.N, x.Size)
+	dst := unsafe.Add(x.Dst, uintptr(me*x.N*x.DstStride)*x.Size)
+	if !local(pe) {
+		transports[pe].PutStrided(dst, x.DstStride, src, x.SrcStride, x.N, x.Size, pe)
+		return
+	}
+	StridedCopy(Remote(dst, pe), x.DstStride, src, x.SrcStride, x.N, x.Size)
 }
 
 // alltoallDirect pushes every block straight into its destination (starting with the next

@@ -17,6 +17,17 @@ func AMOTarget(who string, p unsafe.Pointer, size uintptr, pe int) unsafe.Pointe
 	return Remote(p, pe)
 }
 
+// AMOTargetArg is AMOTarget for the argument named arg (PutSignal's sig) in messages.
+func AMOTargetArg(who, arg string, p unsafe.Pointer, size uintptr, pe int) unsafe.Pointer {
+	Check(who)
+	CheckPE(who, pe)
+	if uintptr(p)&(size-1) != 0 {
+		panic(fmt.Sprintf("%s: %s %#x is not %d-byte aligned", who, arg, uintptr(p), size))
+	}
+	CheckSym(who, arg, p, size)
+	return Remote(p, pe)
+}
+
 // LocalTarget checks a wait or test variable: symmetric and naturally aligned.
 func LocalTarget(who, arg string, p unsafe.Pointer, size uintptr) {
 	Check(who)

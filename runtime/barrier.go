@@ -18,6 +18,10 @@ func barrier(who string, g Group, i int, a *area) {
 	if g.Size == 1 {
 		return
 	}
+	if h := hierOf(g); h != nil {
+		barrierHier(who, h, a)
+		return
+	}
 	if a.epoch != 0 {
 		a.epoch++ // each barrier of a call has its own epoch
 	}
@@ -104,4 +108,15 @@ func barrierTree(who string, g Group, i int, a *area, k int) {
 func treeChildren(i, n, k int) (int, int) {
 	first := min(k*i+1, n)
 	return first, min(first+k, n)
+}
+
+// barrierHier is the barrier of a group spanning nodes: the node's members arrive, the
+// leaders synchronize, the members are released.
+func barrierHier(who string, h *hier, a *area) {
+	na := a.net()
+	barrier(who, h.loc, h.locMe, a)
+	if h.leadMe >= 0 {
+		netBarrier(who, h, &na)
+	}
+	barrier(who, h.loc, h.locMe, a)
 }

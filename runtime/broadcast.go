@@ -40,6 +40,10 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 	if g.Size == 1 {
 		return
 	}
+	if h := hierOf(g); h != nil {
+		bcastHier(who, g, h, me, &a, x)
+		return
+	}
 	switch chooseBcast(g, int(x.Bytes)) {
 	case AlgTree:
 		bcastTree(who, g, me, a, x)
@@ -113,5 +117,32 @@ func bcastTree(who string, g Group, me int, a area, x BcastArgs) {
 	}
 	for _, c := range kids {
 		a.signal(wordRelease, g.PE(c), 1)
+	}
+}
+
+// bcastHier is the broadcast over a group g spanning nodes: a node broadcast from the root
+// on its node (its leader's dst gets the data, or the leader is the root), the leaders'
+// network broadcast, a node broadcast from the leader's dst on every other node.
+func bcastHier(who string, g Group, h *hier, me int, a *area, x BcastArgs) {
+	na := a.net()
+	rootPE := g.PE(x.Root)
+	rootLead := h.leaderOf[x.Root]
+	onRootNode := rootLead == h.leaderOf[me]
+	if onRootNode {
+		lx := x
+		lx.Root = h.loc.Index(rootPE)
+		broadcast(who, h.loc, h.locMe, a.phase(0), lx)
+	}
+	if h.leadMe >= 0 {
+		buf := x.Dst
+		if h.lead.PE(rootLead) == rootPE {
+			buf = x.Src // the root leads its node: the data is in its src
+		}
+		netBroadcast(who, h, &na, rootLead, x.Dst, buf, x.Bytes)
+	}
+	if !onRootNode {
+		lx := x
+		lx.Src, lx.Root, lx.ToRoot = x.Dst, 0, true
+		broadcast(who, h.loc, h.locMe, a.phase(1), lx)
 	}
 }

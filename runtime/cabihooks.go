@@ -20,6 +20,9 @@ type CABIView struct {
 	MayWake   bool // some waiter may sleep: posters must ring doorbells
 	SleepWait bool // this PE's waits yield and sleep: a failed test must call Idle
 	Direct    bool // every PE is reached through shared memory (the shared-memory transport)
+	// MultiNode: some PEs are on other nodes, reached through the multi-node engine (in
+	// Go); Local(pe) tells the others.
+	MultiNode bool
 }
 
 // CABI is the C ABI's view of the job while this PE runs; ok is false before Init and after
@@ -38,6 +41,6 @@ func CABI() (v CABIView, ok bool) {
 		Me: me, NPEs: npes,
 		HeapLo: heapLo, HeapSize: heapSize, SegSize: uintptr(segSize),
 		Sleepers: unsafe.Pointer(&obj.SegHeader(me).Sleepers),
-		MayWake:  mayWake, SleepWait: sleepWait, Direct: direct,
+		MayWake:  mayWake, SleepWait: sleepWait, Direct: direct, MultiNode: multiNode,
 	}, true
 }

@@ -2,9 +2,11 @@ package rt
 
 import (
 	"fmt"
-	"github.com/goshmem/shmem/kernels"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/goshmem/shmem/kernels"
+	"github.com/goshmem/shmem/runtime/shm"
 )
 
 // Collect and fcollect: dst is the concatenation of every member's src, in member order.
@@ -41,6 +43,10 @@ func collect(who string, g Group, me int, a area, x CollectArgs) {
 	}
 	if g.Size == 1 {
 		kernels.Copy(bytes(x.Dst, x.Bytes), bytes(x.Src, x.Bytes))
+		return
+	}
+	if h := hierOf(g); h != nil {
+		collectHier(who, g, h, me, &a, x)
 		return
 	}
 	if x.Fixed && chooseFcollect(g, int(x.Bytes)) == AlgRing {
@@ -128,4 +134,58 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 	}
 	a.signal(wordRingAck, pred, 1)
 	a.await(who, WaitCollective, wordRingAck, 1)
+}
+
+// collectHier is collect and fcollect over a group spanning nodes. Collect first gathers
+// every member's byte count the same way (fcollect of one word into every member's
+// scratch). Then each leader places its node's blocks in its dst, the leaders exchange
+// theirs, and each node's members copy the leader's whole dst.
+func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
+	na := a.net()
+	off := func(i int) uintptr { return uintptr(i) * x.Bytes }
+	size := func(int) uintptr { return x.Bytes }
+	total := x.Bytes * uintptr(g.Size)
+	phase := 0
+	if !x.Fixed {
+		w := a.word(wordValue)
+		atomic.StoreUint64(w, uint64(x.Bytes))
+		counts := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), g.Size)
+		gatherHier(who, g, h, a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&counts[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		atomic.StoreUint64(w, 0) // read by my leader, which is done: the area is SyncValue again
+		phase = 2
+		offs := make([]uintptr, g.Size+1)
+		for i, c := range counts {
+			offs[i+1] = offs[i] + uintptr(c)
+		}
+		off = func(i int) uintptr { return offs[i] }
+		size = func(i int) uintptr { return offs[i+1] - offs[i] }
+		total = offs[g.Size]
+		if total > x.DstBytes {
+			panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
+		}
+	}
+	_ = me
+	gatherHierAt(who, g, h, a, &na, phase, x, off, size, total)
+}
+
+// gatherHier is gatherHierAt for fixed-size blocks.
+func gatherHier(who string, g Group, h *hier, a, na *area, phase int, x CollectArgs) {
+	gatherHierAt(who, g, h, a, na, phase, x, func(i int) uintptr { return uintptr(i) * x.Bytes },
+		func(int) uintptr { return x.Bytes }, x.Bytes*uintptr(g.Size))
+}
+
+// gatherHierAt puts member i's block (size(i) bytes of its src) at off(i) of every member's
+// dst, total bytes in all; node phases use a's phases from phase on.
+func gatherHierAt(who string, g Group, h *hier, a, na *area, phase int, x CollectArgs, off, size func(int) uintptr, total uintptr) {
+	b := a.phase(phase)
+	barrier(who, h.loc, h.locMe, &b) // every member of the node is in: their src are ready
+	if h.leadMe >= 0 {
+		for j := range h.loc.Size {
+			pe := h.loc.PE(j)
+			i := g.Index(pe)
+			kernels.Copy(bytes(unsafe.Add(x.Dst, off(i)), size(i)), bytes(Remote(x.Src, pe), size(i)))
+		}
+		netAllgather(who, h, na, g, x.Dst, off, size)
+	}
+	broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})
 }

@@ -20,7 +20,7 @@ func ReserveStatic(who string, size uintptr) (p unsafe.Pointer, fd int, off int6
 	Check(who)
 	page := uintptr(os.Getpagesize())
 	size = (size + page - 1) &^ (page - 1)
-	debugAgree(who, "static data size", uint64(size))
+	DebugAgree(who, "static data size", uint64(size))
 	heap.mu.Lock()
 	defer heap.mu.Unlock()
 	last := len(heap.free) - 1

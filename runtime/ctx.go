@@ -298,3 +298,26 @@ func (c *Ctx) IBGet(who string, dst, src unsafe.Pointer, dstStride, srcStride in
 		t.Get(unsafe.Add(dst, i*uintptr(dstStride)*size), unsafe.Add(src, i*uintptr(srcStride)*size), n, pe)
 	}
 }
+
+// PutSignal puts n bytes from local src to the symmetric dst on PE pe of c's team, then
+// updates the symmetric signal word sig there (adds signal when add, else stores it)
+// atomically, ordered after the data: a PE that sees the signal sees the data. sigArg names
+// sig in messages.
+func (c *Ctx) PutSignal(who, sigArg string, dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, signal uint64, add bool, pe int) {
+	w := c.PE(who, pe)
+	AMOTargetArg(who, sigArg, sig, 8, w)
+	c.Put(who, dst, src, n, pe)
+	if !local(w) {
+		c.transport(w).Fence() // the data before the signal, on c's own remote transport
+	}
+	// On shared memory the signal's atomic is a release on arm64 and a locked instruction
+	// on amd64: the data's stores are visible before the signal is.
+	op := AMOSet
+	if add {
+		op = AMOFetchAdd
+	}
+	c.AMO(who, op|AMOPost, 8, sig, signal, 0, pe)
+}
+
+// TransportOf is how c reaches world PE pe (a scalar put or get by value to another node).
+func (c *Ctx) TransportOf(pe int) Transport { return c.transport(pe) }

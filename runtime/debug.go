@@ -24,9 +24,11 @@ func debugInit() { debug = conf.Bool("SHMEM_DEBUG") }
 // Debug reports whether SHMEM_DEBUG is on.
 func Debug() bool { return debug }
 
-// debugAgree checks, in debug mode, that every PE passed the same value for a collective
-// allocation's argument; a PE that disagrees reports all values and ends the job.
-func debugAgree(who, what string, v uint64) {
+// DebugAgree checks, in debug mode, that every PE passed the same value for a collective
+// allocation's argument; a PE that disagrees reports its value and PE 0's and ends the job.
+// The Go API checks element counts with it before the engine checks bytes, so a message
+// speaks in the caller's units.
+func DebugAgree(who, what string, v uint64) {
 	if !debug {
 		return
 	}
@@ -41,7 +43,7 @@ func debugAgree(who, what string, v uint64) {
 	// Each PE that differs from PE 0 reports; the others wait for the job to end, so no
 	// report is cut short by a silent PE ending the job first.
 	if vals[me] != vals[0] {
-		debugFail(fmt.Sprintf("%s: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], me, vals[me]))
+		debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PEs passed different %s: PE 0 passed %d, PE %d passed %d", who, what, vals[0], me, vals[me]))
 	}
 	for {
 		checkJob()
@@ -105,6 +107,9 @@ func debugEnter(a area, g Group, me int, c CollCall) {
 	}
 	rec := &obj.Slot(MyPE()).Coll
 	publish(rec, g, c)
+	if spansNodes(g) {
+		return // the members' records are in their own nodes' memory: only local checks
+	}
 	debugMeet(a, g, me, c)
 	if me != 0 {
 		var r0 shm.DebugRecord
@@ -129,7 +134,10 @@ func publish(rec *shm.DebugRecord, g Group, c CollCall) {
 	seq := atomic.AddUint64(&rec.Seq, 1) // odd: writing
 	clear(rec.Routine[:])
 	copy(rec.Routine[:], c.Who)
-	rec.Start, rec.Stride, rec.Size = int32(g.Start), int32(g.Stride), int32(g.Size)
+	rec.Start, rec.Stride, rec.Size = int32(g.PE(0)), int32(g.Stride), int32(g.Size)
+	if !g.Strided() {
+		rec.Stride = -1 // a listed group (a node's PEs): reports name its first PE and size
+	}
 	rec.N, rec.Root, rec.Extra = c.N, c.Root, c.Extra
 	rec.Dst, rec.Src = heapOffset(c.Dst), heapOffset(c.Src)
 	atomic.StoreInt32(&rec.Active, 1)
@@ -156,7 +164,7 @@ func RecordString(r *shm.DebugRecord) string {
 	if i := strings.IndexByte(name, 0); i >= 0 {
 		name = name[:i]
 	}
-	return fmt.Sprintf("%s over %s", name, Group{int(r.Start), int(r.Stride), int(r.Size)})
+	return fmt.Sprintf("%s over %s", name, Group{Start: int(r.Start), Stride: int(r.Stride), Size: int(r.Size)})
 }
 
 // String lists a group's PEs compactly: "PEs 0..7", "PEs 1,3,5".

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"fmt"
 	"os"
 	"sync/atomic"
 
@@ -11,6 +12,14 @@ import (
 // caller's status wins), wakes the launcher and every sleeping PE (their waits see the
 // request and exit), and exits this PE. The launcher ends PEs that are not waiting.
 func GlobalExit(status int) {
+	if state.Load() == stateRunning && engine != nil {
+		// A PMIx launcher ends the job on every node; C's stdio is flushed first (exit
+		// runs onExit again: flushing twice is harmless).
+		for _, f := range onExit {
+			f()
+		}
+		abortJob(status, fmt.Sprintf("goshmem: PE %d on %s called shmem_global_exit(%d)", me, Host(me), status))
+	}
 	if state.Load() == stateRunning && !singlePE {
 		if atomic.CompareAndSwapUint32(&hdr.ExitRequested, 0, 2) {
 			atomic.StoreInt32(&hdr.ExitStatus, int32(status))

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"sort"
 	"sync/atomic"
 	"unsafe"
 
@@ -9,14 +10,54 @@ import (
 )
 
 // Group is an ordered set of PEs: world PEs Start, Start+Stride, ... (Size of them). Active
-// sets and every team are groups (a strided split of a strided team is strided).
-type Group struct{ Start, Stride, Size int }
+// sets and every team of a one-node job are strided groups (a strided split of a strided
+// team is strided). A node's PEs need not be: a launcher may place any PEs on a node, so a
+// group can also list its members (list non-nil, ascending, or descending after a split with
+// a negative stride; Start and Stride then unused).
+type Group struct {
+	Start, Stride, Size int
+	list                *[]int
+}
+
+// listGroup is the group of the ascending world PEs pes.
+func listGroup(pes []int) Group {
+	if len(pes) > 1 { // strided after all: keep the cheap form
+		d := pes[1] - pes[0]
+		strided := d != 0
+		for i := 2; i < len(pes) && strided; i++ {
+			strided = pes[i]-pes[i-1] == d
+		}
+		if strided {
+			return Group{Start: pes[0], Stride: d, Size: len(pes)}
+		}
+	}
+	if len(pes) == 1 {
+		return Group{Start: pes[0], Stride: 1, Size: 1}
+	}
+	return Group{Size: len(pes), list: &pes}
+}
 
 // PE is the world number of the group's i-th member.
-func (g Group) PE(i int) int { return g.Start + i*g.Stride }
+func (g Group) PE(i int) int {
+	if g.list != nil {
+		return (*g.list)[i]
+	}
+	return g.Start + i*g.Stride
+}
 
 // Index is the position of world PE pe in the group, or -1.
 func (g Group) Index(pe int) int {
+	if g.list != nil {
+		l := *g.list
+		i := sort.SearchInts(l, pe)
+		if len(l) > 1 && l[0] > l[len(l)-1] { // descending: a split with a negative stride
+			i = sort.Search(len(l), func(k int) bool { return l[k] <= pe })
+		}
+		if i < len(l) && l[i] == pe {
+			return i
+		}
+		return -1
+	}
 	d := pe - g.Start
 	if g.Stride == 0 {
 		if d != 0 {
@@ -30,6 +71,21 @@ func (g Group) Index(pe int) int {
 	}
 	return d / g.Stride
 }
+
+// Sub is the group of members start, start+stride, ... (size of them) of g.
+func (g Group) Sub(start, stride, size int) Group {
+	if g.list == nil {
+		return Group{Start: g.PE(start), Stride: g.Stride * stride, Size: size}
+	}
+	pes := make([]int, size)
+	for k := range pes {
+		pes[k] = g.PE(start + k*stride)
+	}
+	return listGroup(pes)
+}
+
+// Strided reports whether g is described by Start and Stride alone.
+func (g Group) Strided() bool { return g.list == nil }
 
 // ActiveSet checks an active-set triplet against the job and the calling PE, and returns its
 // group and the caller's index in it.
@@ -55,7 +111,7 @@ func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 		panic(fmt.Sprintf("%s: active set (start %d, log stride %d, size %d) reaches PE %d, out of range [0,%d)",
 			who, start, logStride, size, start+(size-1)<<logStride, npes))
 	}
-	g := Group{start, 1 << logStride, size}
+	g := Group{Start: start, Stride: 1 << logStride, Size: size}
 	return g, g.Index(me)
 }
 
@@ -84,7 +140,8 @@ const (
 	wordValue        = 48 // 48..55: small values exchanged by the engine (team creation, collect)
 	wordDebugArrive  = 56 // SHMEM_DEBUG meetings
 	wordDebugRelease = 57
-	wordEager        = 64 // 64..SyncWords-1: eager slots, one per sender (see eager.go)
+	wordNet          = 64 // 64..95: the network phase of a collective spanning nodes (hier.go)
+	wordEager        = 96 // 96..SyncWords-1: eager slots, one per sender (see eager.go)
 )
 
 // maxCount bounds a plausible counter: a larger value means the area was not initialized to
@@ -93,14 +150,24 @@ const maxCount = 1 << 40
 
 func (a area) word(i int) *uint64 { return (*uint64)(unsafe.Add(a.p, i*8)) }
 
-// signal adds n to word i of the area on PE pe.
+// signal adds n to word i of the area on PE pe. A PE on another node gets it through the
+// engine, started, not waited for: the receiver waits for it, and a later Quiet or
+// signal after a Fence orders it.
 func (a area) signal(i int, pe int, n uint64) {
+	if !local(pe) {
+		netT.AMO(AMOFetchAdd|AMOPost, 8, unsafe.Pointer(a.word(i)), n, 0, pe)
+		return
+	}
 	atomic.AddUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), n)
 	NotifyAtomic(pe)
 }
 
 // post stores v into word i of the area on PE pe (epoch flags: one writer per word).
 func (a area) post(i int, pe int, v uint64) {
+	if !local(pe) {
+		netT.AMO(AMOSet|AMOPost, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
+		return
+	}
 	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
 	NotifyAtomic(pe)
 }

@@ -121,7 +121,7 @@ func Malloc(who string, size, align uintptr, zero bool) (unsafe.Pointer, error) 
 		panic(fmt.Sprintf("%s: alignment %d is not a power of two", who, align))
 	}
 	align = max(align, MinAlign)
-	debugAgree(who, "size", uint64(size))
+	DebugAgree(who, "sizes in bytes", uint64(size))
 	var p unsafe.Pointer
 	var err error
 	if size > 0 {
@@ -161,7 +161,7 @@ func Free(who string, p unsafe.Pointer) {
 		return
 	}
 	off, _ := liveAllocation(who, p)
-	debugAgree(who, "offset", uint64(off))
+	DebugAgree(who, "offset", uint64(off))
 	BarrierAll()
 	heap.mu.Lock()
 	release(off)
@@ -177,7 +177,7 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 		return Malloc(who, size, MinAlign, false)
 	}
 	off, old := liveAllocation(who, p)
-	debugAgree(who, "size", uint64(size))
+	DebugAgree(who, "sizes in bytes", uint64(size))
 	BarrierAll()
 	if size == 0 {
 		heap.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goshmem/shmem/runtime/settings"
+	"github.com/goshmem/shmem/runtime/shm"
 	"github.com/goshmem/shmem/topology"
 )
 
@@ -16,6 +17,14 @@ const (
 	SpecMinor = 5
 	Vendor    = "goshmem"
 )
+
+// heapRounding says, when the heap is larger than SHMEM_SYMMETRIC_SIZE asked for, why.
+func heapRounding(asked, size uint64) string {
+	if asked == size {
+		return ""
+	}
+	return fmt.Sprintf(" (SHMEM_SYMMETRIC_SIZE=%d rounded up to a multiple of %d MiB)", asked, shm.Align>>20)
+}
 
 // printInfo prints what SHMEM_VERSION and SHMEM_INFO ask for, on PE 0.
 func printInfo() {
@@ -29,7 +38,8 @@ func printInfo() {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE, waits %s\n", npes, heapSize,
+	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE%s, waits %s\n", npes, heapSize,
+		heapRounding(conf.Size("SHMEM_SYMMETRIC_SIZE"), uint64(heapSize)),
 		map[bool]string{true: "yield then sleep (PEs share CPUs)", false: "spin"}[sleepWait])
 	for _, v := range settings.Table {
 		fmt.Fprintf(&b, "  %s=%s\n", v.Name, conf.String(v.Name))

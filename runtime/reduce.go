@@ -46,6 +46,10 @@ func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, 
 		copy(dst, src)
 		return
 	}
+	if h := hierOf(g); h != nil {
+		reduceHier(who, op, h, &a, dst, src)
+		return
+	}
 	nb := n * int(unsafe.Sizeof(src[0]))
 	switch chooseReduce(g, nb) {
 	case AlgLinear:
@@ -243,4 +247,17 @@ func reduceRing[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 	}
 	a.signal(wordRingAck, pred, 1)               // I no longer read my predecessor
 	a.await(who, WaitCollective, wordRingAck, 1) // my successor no longer reads me
+}
+
+// reduceHier is the reduction over a group spanning nodes: a node reduction (every member
+// of the node gets the node's partial), the leaders' network reduction of their partials,
+// a node broadcast of the leader's result.
+func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst, src []T) {
+	na := a.net()
+	reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src)
+	if h.leadMe >= 0 {
+		netReduce(who, op, h, &na, dst)
+	}
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	broadcast(who, h.loc, h.locMe, a.phase(1), BcastArgs{Dst: p, Src: p, Bytes: uintptr(len(dst)) * unsafe.Sizeof(dst[0]), ToRoot: true})
 }

@@ -51,3 +51,8 @@ func IPut(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size
 func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size uintptr, pe int) {
 	DefaultCtx.IGet(who, dst, src, dstStride, srcStride, n, size, pe)
 }
+
+// PutSignal is the default context's put-with-signal (Ctx.PutSignal).
+func PutSignal(who, sigArg string, dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, signal uint64, add bool, pe int) {
+	DefaultCtx.PutSignal(who, sigArg, dst, src, n, sig, signal, add, pe)
+}

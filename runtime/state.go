@@ -76,6 +76,9 @@ func Init() error {
 	// placement, or from GOSHMEM_WAIT=sleep); a PE may still choose to spin.
 	mayWake = hdr.Flags&shm.FlagSharedCPUs != 0
 	sleepWait = mayWake && conf.String("GOSHMEM_WAIT") != "spin"
+	if err := netStart(); err != nil {
+		return fmt.Errorf("shmem.Init: multi-node engine: %w", err)
+	}
 	if err := algInit(); err != nil {
 		return fmt.Errorf("shmem.Init: %w", err)
 	}
@@ -98,6 +101,9 @@ func Init() error {
 // attach opens the launcher's object, or creates a single-PE one.
 func attach() (*shm.Object, int, error) {
 	fdStr, ok := os.LookupEnv(EnvFD)
+	if _, pmix := os.LookupEnv(envPMIx); !ok && pmix {
+		return netAttach()
+	}
 	if !ok {
 		l, err := shm.NewLayout(1, conf.Size("SHMEM_SYMMETRIC_SIZE"))
 		if err != nil {
@@ -139,9 +145,18 @@ func Finalize() {
 	}
 	Quiet()
 	SyncAll()
+	if engine != nil {
+		// Past this barrier every PE is in Finalize: from the next one on, a PE that ends
+		// is not lost.
+		finalizing.Store(true)
+		SyncAll()
+	}
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
 	runningNPEs.Store(0)
 	state.Store(stateFinalized)
+	if engine != nil {
+		engine.Finalize()
+	}
 }
 
 // Running reports whether Init has run and Finalize has not.

@@ -40,10 +40,14 @@ var (
 )
 
 func teamsInit() {
-	g := Group{0, 1, npes}
+	g := Group{Start: 0, Stride: 1, Size: npes}
 	World = &Team{G: g, Me: me, Slot: slotWorld}
-	// Every PE of a job shares memory with every other: the shared team is the world.
-	Shared = &Team{G: g, Me: me, Slot: slotShared}
+	// The shared team is the PEs of my node: every PE of a shmemrun job.
+	sg := g
+	if nodeOf != nil {
+		sg = listGroup(nodePEs)
+	}
+	Shared = &Team{G: sg, Me: sg.Index(me), Slot: slotShared}
 	teamFree = ^uint64(0) &^ (1<<firstFreeSlot - 1)
 }
 
@@ -101,6 +105,15 @@ func Barrier(who string, g Group, i int, pSync unsafe.Pointer) {
 // allgatherWord gives every member of t the value each member passed, in team order.
 func (t *Team) allgatherWord(who string, v uint64) []uint64 {
 	a := t.next()
+	if h := hierOf(t.G); h != nil {
+		w := a.word(wordValue)
+		atomic.StoreUint64(w, v)
+		out := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), t.G.Size)
+		na := a.net()
+		gatherHier(who, t.G, h, &a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&out[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		atomic.StoreUint64(w, 0)
+		return append([]uint64(nil), out...)
+	}
 	atomic.StoreUint64(a.word(wordValue), v)
 	barrier(who, t.G, t.Me, &a)
 	out := make([]uint64, t.G.Size)
@@ -166,7 +179,7 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 	if err != nil {
 		return nil, err
 	}
-	g := Group{parent.G.PE(start), parent.G.Stride * stride, size}
+	g := parent.G.Sub(start, stride, size)
 	var t *Team
 	if i := g.Index(me); i >= 0 {
 		t = &Team{G: g, Me: i, Slot: slots[0], Config: cfg}
@@ -191,8 +204,8 @@ func (parent *Team) Split2D(who string, xrange int, xcfg, ycfg TeamConfig) (*Tea
 	}
 	p := parent.Me
 	x, y := p%xrange, p/xrange
-	xg := Group{parent.G.PE(y * xrange), parent.G.Stride, min(xrange, n-y*xrange)}
-	yg := Group{parent.G.PE(x), parent.G.Stride * xrange, (n - x + xrange - 1) / xrange}
+	xg := parent.G.Sub(y*xrange, 1, min(xrange, n-y*xrange))
+	yg := parent.G.Sub(x, xrange, (n-x+xrange-1)/xrange)
 	xt := &Team{G: xg, Me: x, Slot: slots[0], Config: xcfg}
 	yt := &Team{G: yg, Me: y, Slot: slots[1], Config: ycfg}
 	claim(xt)

@@ -15,6 +15,10 @@ import (
 type Transport interface {
 	Put(dst, src unsafe.Pointer, n uintptr, pe int)
 	Get(dst, src unsafe.Pointer, n uintptr, pe int)
+	// PutValue and GetValue move a scalar of size 1, 2, 4 or 8 bytes (p and g) by value, so
+	// no caller's variable has to live on the heap for the engine.
+	PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int)
+	GetValue(src unsafe.Pointer, size uintptr, pe int) uint64
 	PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
 	GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int)
 	// AMO applies op to the size-byte word at p on pe (v the operand, cond the compare
@@ -36,11 +40,16 @@ const (
 	AMOFetchAnd
 	AMOFetchOr
 	AMOFetchXor
+
+	// AMOPost marks an operation whose result the caller does not use (AtomicAdd, Set,
+	// And, ...): a transport may start it and let Quiet complete it.
+	AMOPost AMOOp = 0x80
 )
 
-// transports[pe] reaches PE pe. allShm says every PE is reached through shared memory
-// (today, always): the hot paths then call the shared-memory transport directly, where the
-// compiler can inline it, instead of through the interface.
+// transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node
+// engine for the rest. allShm says every PE is reached through shared memory (a one-node
+// job): the hot paths then call the shared-memory transport directly, where the compiler
+// can inline it, instead of through the interface.
 var (
 	transports []Transport
 	allShm     bool
@@ -50,8 +59,11 @@ func transportsInit() {
 	transports = make([]Transport, npes)
 	for pe := range transports {
 		transports[pe] = shmT
+		if !local(pe) {
+			transports[pe] = netT
+		}
 	}
-	allShm = true
+	allShm = !multiNode
 }
 
 // shmTransport is the shared-memory transport: memmove and sync/atomic on the peer's
@@ -80,6 +92,42 @@ func (*shmTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
 	copyBytes(dst, Remote(src, pe), n)
 }
 
+func (*shmTransport) PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int) {
+	storeScalar(Remote(dst, pe), v, size)
+	Notify(pe)
+}
+
+func (*shmTransport) GetValue(src unsafe.Pointer, size uintptr, pe int) uint64 {
+	return loadScalar(Remote(src, pe), size)
+}
+
+// loadScalar reads the size (1, 2, 4 or 8) bytes at p as the low-order bytes of a word.
+func loadScalar(p unsafe.Pointer, size uintptr) uint64 {
+	switch size {
+	case 1:
+		return uint64(*(*uint8)(p))
+	case 2:
+		return uint64(*(*uint16)(p))
+	case 4:
+		return uint64(*(*uint32)(p))
+	}
+	return *(*uint64)(p)
+}
+
+// storeScalar writes the size low-order bytes of v at p.
+func storeScalar(p unsafe.Pointer, v uint64, size uintptr) {
+	switch size {
+	case 1:
+		*(*uint8)(p) = uint8(v)
+	case 2:
+		*(*uint16)(p) = uint16(v)
+	case 4:
+		*(*uint32)(p) = uint32(v)
+	default:
+		*(*uint64)(p) = v
+	}
+}
+
 func (*shmTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
 	StridedCopy(Remote(dst, pe), dstStride, src, srcStride, n, size)
 	Notify(pe)
@@ -93,6 +141,7 @@ func (*shmTransport) Quiet() { Quiet() }
 func (*shmTransport) Fence() { Fence() }
 
 func (*shmTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
+	op &^= AMOPost
 	r := Remote(p, pe)
 	var old uint64
 	switch size {
@@ -181,23 +230,29 @@ func amoContainer(p unsafe.Pointer, size uintptr, op AMOOp, v uint64) uint64 {
 	for {
 		w := atomic.LoadUint32(word)
 		o := uint64((w & mask) >> shift)
-		var x uint64
-		switch op {
-		case AMOFetchAnd:
-			x = o & v
-		case AMOFetchOr:
-			x = o | v
-		case AMOFetchXor:
-			x = o ^ v
-		case AMOFetch:
+		if op == AMOFetch {
 			return o
-		default:
-			panic("rt: AMO " + string(rune('0'+op)) + " on a 1- or 2-byte word")
 		}
+		x := applyBitwise(op, o, v)
 		if atomic.CompareAndSwapUint32(word, w, uint32(x)<<shift&mask|w&^mask) {
 			return o
 		}
 	}
+}
+
+// applyBitwise is the new value of a 1- or 2-byte word o after op with operand v.
+func applyBitwise(op AMOOp, o, v uint64) uint64 {
+	switch op {
+	case AMOFetchAnd:
+		return o & v
+	case AMOFetchOr:
+		return o | v
+	case AMOFetchXor:
+		return o ^ v
+	case AMOFetch:
+		return o
+	}
+	panic("rt: AMO " + string(rune('0'+op)) + " on a 1- or 2-byte word")
 }
 
 // AMO is an atomic memory operation on the symmetric word p of PE pe, after the checks

@@ -67,9 +67,17 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 	atomic.StoreInt64(&slot.WaitSince, time.Now().UnixNano())
 	atomic.StoreUint32(&slot.WaitOp, op)
 	defer atomic.StoreUint32(&slot.WaitOp, WaitNone)
+	if multiNode {
+		// The wait serves other nodes' requests itself; the progress goroutine rests.
+		netEnter()
+		defer netLeave()
+	}
 	if !sleepWait {
 		for i := 1; ; i++ {
 			shm.Pause()
+			if multiNode {
+				netProgress()
+			}
 			if done() {
 				return
 			}
@@ -90,6 +98,9 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 		start := time.Now()
 		for i := 1; time.Since(start) < yieldBeforeSleep; i++ {
 			shm.Yield()
+			if multiNode {
+				netProgress()
+			}
 			if done() {
 				return
 			}
@@ -102,7 +113,7 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 			if done() {
 				return
 			}
-			shm.FutexWait(word, v, sleepSlice)
+			netSleep(func() { shm.FutexWait(word, v, sleepSlice) })
 			if done() {
 				return
 			}
@@ -119,7 +130,7 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 			atomic.AddUint32(&seg.Sleepers, ^uint32(0))
 			return
 		}
-		shm.FutexWait(&seg.Bell, bell, sleepSlice)
+		netSleep(func() { shm.FutexWait(&seg.Bell, bell, sleepSlice) })
 		atomic.AddUint32(&seg.Sleepers, ^uint32(0))
 		if done() {
 			return
@@ -128,6 +139,18 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 		checkJob()
 		debugHang(slot)
 	}
+}
+
+// netSleep runs a futex sleep of a wait; in a multi-node job the progress goroutine serves
+// the engine meanwhile and rings the doorbell when something arrived.
+func netSleep(sleep func()) {
+	if !multiNode {
+		sleep()
+		return
+	}
+	netLeave()
+	sleep()
+	netEnter()
 }
 
 // Notify tells PE pe that its memory changed, waking its sleeping waiters. Callers whose
@@ -163,6 +186,9 @@ func ring(pe int) {
 // checkJob ends this PE when the job is over: another PE called GlobalExit, or the launcher
 // is tearing the job down.
 func checkJob() {
+	if engine != nil {
+		engine.Check()
+	}
 	if atomic.LoadUint32(&hdr.ExitRequested) != 0 {
 		exit(int(atomic.LoadInt32(&hdr.ExitStatus)))
 	}
@@ -174,6 +200,9 @@ func checkJob() {
 // Idle is called by a test routine that found nothing: when this PE shares its CPU, a
 // polling loop around the test would otherwise hold the CPU the PE it waits for needs.
 func Idle() {
+	if multiNode {
+		netProgress()
+	}
 	if sleepWait {
 		shm.Yield()
 	}

@@ -473,8 +473,8 @@ func (p *placer) placePE() ([]Binding, error) {
 				ci, at = ci+1, 0
 				if ci == len(slotsOf) {
 					if !p.o.Oversubscribe {
-						return nil, fmt.Errorf("%s: %d PEs of %s each, but the sockets hold only %d such groups (add --oversubscribe)",
-							flag, p.n, p.slot.plural(need), groups)
+						return nil, fmt.Errorf("%s: %d PEs of %s each, but the sockets hold only %s (add --oversubscribe)",
+							flag, p.n, p.slot.plural(need), plural(groups, "such group"))
 					}
 					ci = 0
 				}

@@ -141,7 +141,7 @@ func TestPlaceErrors(t *testing.T) {
 		{"zen5-vm-2c", "-n -3", "-n -3: a job needs at least one PE"},
 		{"zen5-vm-2c", "-n 3 --map-by hwthread --bind-to hwthread", "--bind-to hwthread: 3 PEs but only 2 hardware threads (add --oversubscribe)"},
 		{"xeon-2s-28c-smt", "-n 3 --map-by core:PE=20", "--map-by core:PE=20: 3 PEs of 20 cores each, but the sockets hold only 2 such groups (add --oversubscribe)"},
-		{"zen5-vm-2c", "-n 2 --map-by core:PE=2", "--map-by core:PE=2: 2 PEs of 2 cores each, but the sockets hold only 1 such groups (add --oversubscribe)"},
+		{"zen5-vm-2c", "-n 2 --map-by core:PE=2", "--map-by core:PE=2: 2 PEs of 2 cores each, but the sockets hold only 1 such group (add --oversubscribe)"},
 		{"zen5-vm-2c", "-n 1 --map-by core:PE=3", "--map-by core:PE=3: PE=3 is larger than a socket (the largest has 2 cores usable)"},
 		{"xeon-2s-28c-smt", "-n 1 --map-by socket:PE=29", "--map-by socket:PE=29: PE=29 is larger than socket 0 (28 cores usable)"},
 		{"xeon-2s-28c-smt", "-n 1 --map-by core:PE=29", "--map-by core:PE=29: PE=29 is larger than a socket (the largest has 28 cores usable)"},

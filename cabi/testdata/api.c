@@ -4,6 +4,7 @@
 #include <complex.h>
 #include <shmem.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int errors;
@@ -165,12 +166,16 @@ static void rma(void)
 	shmem_getmem(back, bytes, 11, right());
 	CHECK(strcmp(back, "0123456789") == 0, "getmem");
 
-	/* shmem_ptr: a direct store into the right neighbour's heap */
+	/* shmem_ptr: a direct store into the right neighbour's heap, when it shares my node's
+	 * memory (else NULL: a put) */
 	shmem_barrier_all();
 	long *peer = shmem_ptr(h, right());
-	CHECK(peer != NULL, "shmem_ptr of the heap");
+	int near = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right(), SHMEM_TEAM_SHARED) >= 0;
+	CHECK((peer != NULL) == near, "shmem_ptr of the heap: %p, the PE shares my node: %d", (void *)peer, near);
 	if (peer)
 		peer[7] = -me;
+	else
+		shmem_long_p(&h[7], -me, right());
 	shmem_barrier_all();
 	CHECK(h[7] == -left(), "store through shmem_ptr: %ld", h[7]);
 
@@ -380,7 +385,10 @@ static void collectives(void)
 
 static void teams(void)
 {
-	CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && shmem_team_n_pes(SHMEM_TEAM_SHARED) == npes, "world and shared");
+	/* Under shmemrun every PE shares memory; under a PMIx launcher the shared team is the node's. */
+	int shared = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+	CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me && (getenv("PMIX_NAMESPACE") ? shared >= 1 && shared <= npes : shared == npes), "world and shared");
+	CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, shmem_team_my_pe(SHMEM_TEAM_SHARED), SHMEM_TEAM_WORLD) == me, "me in the shared team");
 	CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1, "invalid team's my_pe");
 	shmem_team_t evens;
 	shmem_team_config_t cfg = {.num_contexts = 2};

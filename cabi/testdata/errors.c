@@ -91,6 +91,14 @@ int main(int argc, char **argv)
 	else if (strcmp(c, "exhausted") == 0) {
 		void *p = shmem_malloc((size_t)1 << 46);
 		printf("shmem_malloc returned %s\n", p ? "memory" : "NULL");
+	} else if (strcmp(c, "probe-heap") == 0) {
+		/* A program probing the heap's size: halve the request until one fits. */
+		size_t size = (size_t)1 << 50;
+		void *p;
+		while ((p = shmem_malloc(size)) == NULL)
+			size /= 2;
+		printf("the heap holds %zu bytes\n", size);
+		shmem_free(p);
 	} else if (strcmp(c, "global-exit") == 0) {
 		printf("exiting with 3\n");
 		shmem_global_exit(3);

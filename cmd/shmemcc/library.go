@@ -18,6 +18,65 @@ import (
 
 const module = "github.com/goshmem/shmem"
 
+// source is where the header and the library come from: a goshmem source tree, which
+// builds the library into the cache, or an installed prefix, which holds both.
+type source struct {
+	root   string // the source tree, or ""
+	prefix string // the installed prefix, or ""
+}
+
+// locate finds the source: $GOSHMEM_ROOT; else the prefix this executable is installed in
+// (bin/shmemcc beside lib/pkgconfig/goshmem.pc); else the source tree.
+func locate() (source, error) {
+	if os.Getenv("GOSHMEM_ROOT") == "" {
+		if p, ok := installedPrefix(); ok {
+			return source{prefix: p}, nil
+		}
+	}
+	r, err := findRoot()
+	return source{root: r}, err
+}
+
+// installedPrefix is the prefix of an installed wrapper: the parent of its bin directory,
+// holding the header and the package-config file --goshmem-install writes.
+func installedPrefix() (string, bool) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	p := filepath.Dir(filepath.Dir(exe))
+	for _, f := range []string{"include/shmem.h", "lib/pkgconfig/goshmem.pc"} {
+		if _, err := os.Stat(filepath.Join(p, f)); err != nil {
+			return "", false
+		}
+	}
+	return p, true
+}
+
+func (s source) include() string {
+	if s.prefix != "" {
+		return filepath.Join(s.prefix, "include")
+	}
+	return includeDir(s.root)
+}
+
+// library returns the directory of the library: the prefix's lib, or the cache directory
+// of the source tree's current sources, building the library there first when build is set
+// and it is not built yet.
+func (s source) library(archive, ucx bool, env []string, build bool, log io.Writer) (string, error) {
+	if s.prefix != "" {
+		dir := filepath.Join(s.prefix, "lib")
+		if _, err := os.Stat(filepath.Join(dir, libName(archive))); err != nil {
+			return "", fmt.Errorf("the installation in %s has no %s", s.prefix, libName(archive))
+		}
+		return dir, nil
+	}
+	return library(s.root, archive, ucx, env, build, log)
+}
+
 // findRoot locates the goshmem source tree: $GOSHMEM_ROOT, else the tree this program was
 // built from (its source path is recorded in the binary unless built with -trimpath), else
 // the tree containing the current directory.
@@ -73,10 +132,14 @@ func libName(archive bool) string {
 	return "libgoshmem.so"
 }
 
-// library returns the directory holding libgoshmem built from root's current sources,
-// building it there first if it is not.
-func library(root string, archive bool, log io.Writer) (string, error) {
-	key, err := cacheKey(root, archive)
+// library returns the directory holding libgoshmem built from root's current sources (with
+// the multi-node engine when ucx is set), building it there first if it is not and build is
+// set. env is the go command's environment: its CC is the real C compiler, never a wrapper.
+func library(root string, archive, ucx bool, env []string, build bool, log io.Writer) (string, error) {
+	if env == nil {
+		env = os.Environ()
+	}
+	key, err := cacheKey(root, archive, ucx, env)
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +152,7 @@ func library(root string, archive bool, log io.Writer) (string, error) {
 	}
 	dir := filepath.Join(cache, "lib-"+key)
 	lib := filepath.Join(dir, libName(archive))
-	if _, err := os.Stat(lib); err == nil {
+	if _, err := os.Stat(lib); err == nil || !build {
 		return dir, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -116,10 +179,15 @@ func library(root string, archive bool, log io.Writer) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(log, "shmemcc: building %s (go build -buildmode=%s ./cabi) into %s\n", libName(archive), mode, dir)
-	cmd := exec.Command(goTool(), "build", "-buildmode="+mode, "-o", filepath.Join(tmp, libName(archive)), "./cabi")
+	args := []string{"build", "-buildmode=" + mode}
+	if ucx {
+		args = append(args, "-tags", ucxTag)
+	}
+	args = append(args, "-o", filepath.Join(tmp, libName(archive)), "./cabi")
+	fmt.Fprintf(log, "shmemcc: building %s (go %s; about a minute with a cold Go build cache) into %s\n", libName(archive), strings.Join(args, " "), dir)
+	cmd := exec.Command(goTool(), args...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+	cmd.Env = append(env[:len(env):len(env)], "CGO_ENABLED=1")
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("building libgoshmem in %s: %v", root, err)
@@ -133,14 +201,19 @@ func library(root string, archive bool, log io.Writer) (string, error) {
 // cacheKey identifies a build: the build mode, the Go toolchain and its C settings, and the
 // contents of every file of root that can go into the library (sources of the packages,
 // headers, go.mod and go.sum; not tests, tools, generators or benchmarks).
-func cacheKey(root string, archive bool) (string, error) {
+func cacheKey(root string, archive, ucx bool, env []string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "mode %s\n", libName(archive))
-	env, err := exec.Command(goTool(), "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS").Output()
+	if ucx {
+		fmt.Fprintf(h, "tags %s\n", ucxTag)
+	}
+	goEnv := exec.Command(goTool(), "env", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GOFLAGS")
+	goEnv.Env = env
+	out, err := goEnv.Output()
 	if err != nil {
 		return "", fmt.Errorf("%s env: %v", goTool(), err)
 	}
-	h.Write(env)
+	h.Write(out)
 	skip := map[string]bool{".git": true, "gen": true, "bench": true, "examples": true, "cmd": true, "testdata": true}
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -153,7 +226,7 @@ func cacheKey(root string, archive bool) (string, error) {
 			}
 			return nil
 		}
-		if strings.HasSuffix(name, "_test.go") || !source(name) {
+		if strings.HasSuffix(name, "_test.go") || !librarySource(name) {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -171,10 +244,39 @@ func cacheKey(root string, archive bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-func source(name string) bool {
+func librarySource(name string) bool {
 	switch filepath.Ext(name) {
 	case ".go", ".c", ".h", ".s":
 		return true
 	}
 	return name == "go.mod" || name == "go.sum"
+}
+
+// ucxTag is the build tag of the multi-node engine (runtime/ucx).
+const ucxTag = "goshmem_ucx"
+
+// useUCX decides whether the library has the multi-node engine: as forced ("yes", "no"),
+// else when pkg-config finds UCX and PMIx (hasUCX).
+func useUCX(force string, hasUCX func() bool) (bool, error) {
+	switch force {
+	case "yes":
+		return true, nil
+	case "no":
+		return false, nil
+	case "", "auto":
+		return hasUCX(), nil
+	}
+	return false, fmt.Errorf("SHMEMCC_UCX=%s: want yes, no or auto", force)
+}
+
+// pkgConfigHasUCX reports whether UCX's and PMIx's development files are installed.
+func pkgConfigHasUCX() bool { return exec.Command("pkg-config", "--exists", "ucx", "pmix").Run() == nil }
+
+// ucxLibs are the link flags a static libgoshmem with the engine needs.
+func ucxLibs() ([]string, error) {
+	out, err := exec.Command("pkg-config", "--libs", "ucx", "pmix").Output()
+	if err != nil {
+		return nil, fmt.Errorf("pkg-config --libs ucx pmix: %v", err)
+	}
+	return strings.Fields(string(out)), nil
 }

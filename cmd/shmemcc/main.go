@@ -1,25 +1,26 @@
 // Command shmemcc compiles and links C OpenSHMEM programs against goshmem, as oshcc does
-// for other implementations:
+// for other implementations; installed or linked under the name shmemc++ it compiles C++:
 //
-//	shmemcc [-goshmem-archive] [--showme] [cc flags...] prog.c -o prog
+//	shmemcc [wrapper flags] [cc flags...] prog.c -o prog
 //	shmemrun -n 4 ./prog
 //
-// It runs the C compiler ($SHMEMCC_CC, else $CC, else gcc) with -std=c11 (unless a -std
-// flag is given), the directory of shmem.h, and, when linking, libgoshmem: the shared
-// library (found at run time through an rpath), or with -goshmem-archive the static
-// archive. The library is built from the goshmem source tree on first use, with go build
-// -buildmode=c-shared (or c-archive), into a cache directory keyed by the sources and the Go
-// toolchain, so it is rebuilt when either changes.
+// It runs the C compiler ($SHMEMCC_CC, else $CC, else gcc; shmemc++: $SHMEMCC_CXX, else
+// $CXX, else g++) with -std=c11 for C (unless a -std flag is given), the directory of
+// shmem.h, and, when linking, libgoshmem: the shared library (found at run time through an
+// rpath), or with --goshmem-archive the static archive. A compiler variable that names
+// shmemcc itself (configure exports CC=shmemcc) is skipped, so the wrapper never runs
+// itself; every program it starts sees CC and CXX set to the real compilers.
 //
-// Other flags: --showme prints the compiler command instead of running it;
-// --goshmem-libdir prints the directory holding the built library.
+// From a source tree, the library is built on first use, with go build
+// -buildmode=c-shared (or c-archive), into a cache directory keyed by the sources and the
+// Go toolchain, so it is rebuilt when either changes (about a minute with a cold Go build
+// cache). An installed shmemcc (--goshmem-install) uses the library installed beside it.
 //
-// Environment: GOSHMEM_ROOT, the goshmem source tree (by default the one shmemcc was built
-// from, or the one containing the current directory); GOSHMEM_CACHE, the cache directory
-// (by default goshmem in the user's cache directory).
+// shmemcc --help lists the wrapper's flags and environment.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,93 +29,146 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[0], os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // options are shmemcc's own flags, taken out of the compiler's.
 type options struct {
-	archive bool // link libgoshmem.a
-	showme  bool // print the command, run nothing
-	libdir  bool // print the library's directory
+	archive bool   // link libgoshmem.a
+	showme  bool   // print the command, run nothing
+	libdir  bool   // print the library's directory
+	help    bool   // print the usage
+	install string // install into this prefix
+	ucx     string // "yes", "no": the multi-node engine forced in or out; "": SHMEMCC_UCX, else auto
 	cc      []string
 }
 
-func parse(args []string) options {
+func parse(args []string) (options, error) {
 	var o options
-	for _, a := range args {
-		switch a {
-		case "-goshmem-archive", "--goshmem-archive":
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-goshmem-archive" || a == "--goshmem-archive":
 			o.archive = true
-		case "-showme", "--showme":
+		case a == "--goshmem-ucx":
+			o.ucx = "yes"
+		case a == "--goshmem-no-ucx":
+			o.ucx = "no"
+		case a == "-showme" || a == "--showme":
 			o.showme = true
-		case "-goshmem-libdir", "--goshmem-libdir":
+		case a == "-goshmem-libdir" || a == "--goshmem-libdir":
 			o.libdir = true
+		case a == "-help" || a == "--help":
+			o.help = true
+		case a == "-goshmem-install" || a == "--goshmem-install":
+			if i+1 == len(args) {
+				return o, errors.New("--goshmem-install: missing the prefix directory")
+			}
+			i++
+			o.install = args[i]
+		case strings.HasPrefix(a, "--goshmem-install="):
+			o.install = strings.TrimPrefix(a, "--goshmem-install=")
 		default:
 			o.cc = append(o.cc, a)
 		}
 	}
-	return o
+	// gcc takes -h as a soname flag; alone it can only mean help.
+	if len(args) == 1 && args[0] == "-h" {
+		o.help, o.cc = true, nil
+	}
+	return o, nil
 }
 
-// linking reports whether the compiler is asked to link (no -c, -S, -E or dependency-only
-// flag).
-func linking(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "-c", "-S", "-E", "-M", "-MM":
-			return false
-		}
-	}
-	return true
+func usage(w io.Writer, l lang) {
+	fmt.Fprintf(w, `usage: %[1]s [wrapper flags] [compiler flags] files... [-o program]
+
+Compiles and links OpenSHMEM programs against goshmem (libgoshmem, shmem.h), as oshcc and
+oshc++ do for other implementations: runs the compiler with -I<dir of shmem.h> and, when
+linking, -L<dir> -lgoshmem -Wl,-rpath,<dir>. Every flag not listed below goes to the compiler
+(%[1]s --version is the compiler's). Run the program with shmemrun -n N ./program.
+
+wrapper flags:
+  --showme                print the compiler command instead of running it (builds nothing)
+  --goshmem-ucx           build the library with the multi-node engine (UCX and PMIx; default
+                          when pkg-config finds both, or SHMEMCC_UCX=yes); run across nodes
+                          with mpirun or shmemrun --hosts
+  --goshmem-no-ucx        build it without (one node only; or SHMEMCC_UCX=no)
+  --goshmem-archive       link the static archive libgoshmem.a (-lpthread -ldl -lm) instead
+  --goshmem-libdir        print the library's directory (building the library if needed)
+  --goshmem-install DIR   install shmemcc, shmemc++, shmemrun (DIR/bin), shmem.h (DIR/include),
+                          libgoshmem.so, libgoshmem.a and pkgconfig/goshmem.pc (DIR/lib)
+  --help, -help, -h       this help (-h only alone: with other arguments it is the compiler's)
+
+environment:
+  SHMEMCC_CC, CC          the C compiler, the first set (default gcc); may hold flags
+  SHMEMCC_CXX, CXX        the C++ compiler of shmemc++ (default g++)
+                          a value naming shmemcc or shmemc++ is skipped: configure exports
+                          CC=shmemcc, and the wrapper never runs itself
+  GOSHMEM_ROOT            the goshmem source tree to build the library from (default: the
+                          tree shmemcc was built from, else the one around the directory)
+  GOSHMEM_CACHE           where built libraries are kept (default: goshmem in the user cache
+                          directory, e.g. ~/.cache/goshmem)
+
+The first link from a source tree builds libgoshmem (go build -buildmode=c-shared ./cabi):
+about a minute with a cold Go build cache, seconds with a warm one; later links reuse it
+until a library source or the Go toolchain changes. An installed shmemcc uses the library
+installed beside it and builds nothing.
+`, l.wrapper)
 }
 
-// command is the compiler's command line: shmemcc's additions around the user's flags.
-func command(cc string, args []string, include, lib string, archive bool) []string {
-	cmd := []string{cc}
-	hasStd := false
-	for _, a := range args {
-		if strings.HasPrefix(a, "-std=") {
-			hasStd = true
-		}
-	}
-	if !hasStd {
-		cmd = append(cmd, "-std=c11")
-	}
-	cmd = append(cmd, "-I"+include)
-	cmd = append(cmd, args...)
-	if lib == "" {
-		return cmd
-	}
-	if archive {
-		return append(cmd, lib+"/libgoshmem.a", "-lpthread", "-ldl", "-lm")
-	}
-	return append(cmd, "-L"+lib, "-lgoshmem", "-Wl,-rpath,"+lib)
-}
-
-func compiler() string {
-	for _, v := range []string{"SHMEMCC_CC", "CC"} {
-		if c := os.Getenv(v); c != "" {
-			return c
-		}
-	}
-	return "gcc"
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	o := parse(args)
-	if len(o.cc) == 0 && !o.libdir {
-		fmt.Fprintln(stderr, "usage: shmemcc [-goshmem-archive] [--showme] [--goshmem-libdir] [cc flags...] files...")
+func run(argv0 string, args []string, stdout, stderr io.Writer) int {
+	l := langOf(argv0)
+	o, err := parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 		return 2
 	}
-	root, err := findRoot()
+	if o.help {
+		usage(stdout, l)
+		return 0
+	}
+	if len(o.cc) == 0 && !o.libdir && o.install == "" {
+		usage(stderr, l)
+		return 2
+	}
+	if d := depth(os.Getenv); d > maxDepth {
+		fmt.Fprintf(stderr, "%s: started by another shmemcc (%s=%d, CC=%q, SHMEMCC_CC=%q): a compiler that runs shmemcc again would loop; set SHMEMCC_CC to a C compiler\n",
+			l.wrapper, depthVar, d, os.Getenv("CC"), os.Getenv("SHMEMCC_CC"))
+		return 1
+	}
+	cc := chooseCompiler(langC, os.Getenv, isWrapperProgram)
+	cxx := chooseCompiler(langCXX, os.Getenv, isWrapperProgram)
+	comp := cc
+	if l.wrapper == langCXX.wrapper {
+		comp = cxx
+	}
+	env := childEnv(os.Environ(), cc, cxx, depth(os.Getenv))
+	if o.ucx == "" {
+		o.ucx = os.Getenv("SHMEMCC_UCX")
+	}
+	ucx, err := useUCX(o.ucx, pkgConfigHasUCX)
 	if err != nil {
-		fmt.Fprintf(stderr, "shmemcc: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
+		return 2
+	}
+
+	if o.install != "" {
+		if err := install(o.install, ucx, env, stderr); err != nil {
+			fmt.Fprintf(stderr, "%s: --goshmem-install: %v\n", l.wrapper, err)
+			return 1
+		}
+		return 0
+	}
+	src, err := locate()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 		return 2
 	}
 	lib := ""
 	if o.libdir || linking(o.cc) {
-		if lib, err = library(root, o.archive, stderr); err != nil {
-			fmt.Fprintf(stderr, "shmemcc: %v\n", err)
+		// --showme only names the directory; anything else needs the library in it.
+		if lib, err = src.library(o.archive, ucx, env, !o.showme, stderr); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 			return 1
 		}
 	}
@@ -122,18 +176,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, lib)
 		return 0
 	}
-	cmd := command(compiler(), o.cc, includeDir(root), lib, o.archive)
+	cmd := command(comp.words, l.std, o.cc, src.include(), lib, o.archive)
+	if lib != "" && o.archive && ucx { // the static library's engine needs UCX and PMIx
+		libs, err := ucxLibs()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
+			return 1
+		}
+		cmd = append(cmd, libs...)
+	}
 	if o.showme {
 		fmt.Fprintln(stdout, strings.Join(cmd, " "))
 		return 0
 	}
 	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = env
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
 	if err := c.Run(); err != nil {
 		if e, ok := err.(*exec.ExitError); ok && e.ExitCode() > 0 {
 			return e.ExitCode()
 		}
-		fmt.Fprintf(stderr, "shmemcc: %v\n", err)
+		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 		return 1
 	}
 	return 0

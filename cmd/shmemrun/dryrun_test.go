@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goshmem/shmem/runtime/launch"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // --dry-run on every captured tree with the placement flags, against golden files: the
 // summary, each PE's binding line, the wait policy, the NUMA policies and the algorithm
-// table. Errors are golden too (exit status 2 and the message).
+// table. Errors are golden too (exit status 125 and the message).
 func TestDryRunGolden(t *testing.T) {
 	trees, _ := filepath.Glob("../../topology/testdata/*")
 	cases := []struct {
@@ -68,17 +70,17 @@ func TestDryRunGolden(t *testing.T) {
 
 func TestTopologyNeedsDryRun(t *testing.T) {
 	var out, errb bytes.Buffer
-	if st := run([]string{"-n", "2", "--topology", "../../topology/testdata/arm64-64c", "true"}, &out, &errb); st != 2 || !strings.Contains(errb.String(), "use it with --dry-run") {
+	if st := run([]string{"-n", "2", "--topology", "../../topology/testdata/arm64-64c", "true"}, &out, &errb); st != launch.StatusUsage || !strings.Contains(errb.String(), "use it with --dry-run") {
 		t.Fatalf("status %d: %s", st, errb.String())
 	}
 	out.Reset()
 	errb.Reset()
-	if st := run([]string{"-n", "2", "--cpu-list", "0,99", "true"}, &out, &errb); st != 2 || !strings.Contains(errb.String(), "--cpu-list") {
+	if st := run([]string{"-n", "2", "--cpu-list", "0,99", "true"}, &out, &errb); st != launch.StatusUsage || !strings.Contains(errb.String(), "--cpu-list") {
 		t.Fatalf("out-of-range --cpu-list: status %d: %s", st, errb.String())
 	}
 	out.Reset()
 	errb.Reset()
-	if st := run([]string{"-n", "2", "--map-by", "banana", "true"}, &out, &errb); st != 2 || !strings.Contains(errb.String(), "banana") {
+	if st := run([]string{"-n", "2", "--map-by", "banana", "true"}, &out, &errb); st != launch.StatusUsage || !strings.Contains(errb.String(), "banana") {
 		t.Fatalf("unknown --map-by: status %d: %s", st, errb.String())
 	}
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // place reads the machine (or the captured tree of --topology) and computes the PEs'
-// bindings from the flags; every placement error names its flag.
-func place(o options) (*topology.Topology, []topology.Binding, error) {
+// bindings from the flags, setting o.n to its default when -n is absent; every placement
+// error names its flag.
+func place(o *options) (*topology.Topology, []topology.Binding, error) {
 	t, err := topology.Read(o.topoDir)
 	if err != nil {
 		if o.topoDir != "" {
@@ -32,6 +33,11 @@ func place(o options) (*topology.Topology, []topology.Binding, error) {
 	if o.cpuList != "" {
 		if opts.CPUList, err = topology.ParseCPUList(o.cpuList); err != nil {
 			return nil, nil, fmt.Errorf("--cpu-list %s: %v", o.cpuList, err)
+		}
+	}
+	if !o.nSet {
+		if o.n, err = topology.DefaultNPEs(t, opts); err != nil {
+			return nil, nil, err
 		}
 	}
 	bs, err := topology.Place(t, o.n, opts)

@@ -1,9 +1,12 @@
 // Command testsome is the shmem_test_some example of the OpenSHMEM 1.5 specification in
 // Go: every PE puts N values to every PE, fences, and raises its flag on each; each PE then
-// drains the flags with TestSome, summing each block as its flag arrives, and checks the
-// total. It exits with GlobalExit(1) on a wrong sum.
+// drains the flags with TestSome, summing each block as its flag arrives, checks the
+// total and prints it. It exits with GlobalExit(1) on a wrong sum.
 //
-//	go run ./cmd/shmemrun -n 4 ./examples/testsome
+//	$ go run ./cmd/shmemrun -n 4 ./examples/testsome
+//	PE 0 of 4: 4 blocks arrived, sum 79800 (correct)
+//	PE 2 of 4: 4 blocks arrived, sum 79800 (correct)
+//	...
 package main
 
 import (
@@ -58,6 +61,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "PE %d: sum %d, want %d\n", mype, total, m*(m+1)/2)
 		shmem.GlobalExit(1)
 	}
+	fmt.Printf("PE %d of %d: %d blocks arrived, sum %d (correct)\n", mype, npes, npes, total)
 	shmem.Finalize()
 }
 

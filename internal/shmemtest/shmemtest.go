@@ -12,8 +12,10 @@ package shmemtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -95,6 +97,9 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 		args = []string{"-test.run=^$", "-test.bench=" + runPattern(t.Name()), "-test.benchtime=1x", "-test.count=1", "-test.timeout=" + o.Timeout.String()}
 	}
 	var stdout, stderr bytes.Buffer
+	if l := os.Getenv(EnvLauncher); l != "" {
+		return launchPMIx(t, l, n, os.Args[0], env, args, o.Timeout+30*time.Second)
+	}
 	status, err := launch.Run(launch.Config{
 		Bindings:   bindings,
 		Topology:   topo,
@@ -113,6 +118,99 @@ func Launch(t testing.TB, n int, opts ...Options) Result {
 	return Result{status, stdout.String(), stderr.String()}
 }
 
+// EnvLauncher, when set, makes Launch start jobs with a PMIx launcher across nodes instead
+// of the in-process launcher: its value is the launcher's command line without the PE count
+// and the program (for example the fake nodes' `onnode gsn1 mpirun --host gsn1:4,gsn2:4
+// --map-by node ...`); the test binary must then be built with -tags goshmem_ucx.
+const EnvLauncher = "GOSHMEM_TEST_LAUNCHER"
+
+// MultiNode reports whether jobs run across nodes (EnvLauncher is set): tests of what only a
+// one-node job has (shmemrun's own exit codes and reports, direct pointers to every PE)
+// skip there.
+func MultiNode() bool { return os.Getenv(EnvLauncher) != "" }
+
+// Iters scales a test's loop count to the job: across nodes every operation is a network
+// round trip (about a thousand times a shared-memory one), so loops run a fiftieth as long.
+func Iters(n int) int {
+	if MultiNode() {
+		return max(n/50, 1)
+	}
+	return n
+}
+
+// acrossNodes is the sizes a test runs at across nodes: above one PE, at most maxPEs.
+func acrossNodes(sizes []int, maxPEs string) []int {
+	limit, err := strconv.Atoi(maxPEs)
+	if err != nil || limit < 2 {
+		limit = 1 << 30
+	}
+	var out []int
+	smallest := 0
+	for _, n := range sizes {
+		if n >= 2 && (smallest == 0 || n < smallest) {
+			smallest = n
+		}
+		if n >= 2 && n <= limit {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 && smallest > 0 {
+		out = []int{smallest}
+	}
+	return out
+}
+
+// launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
+// forwarded with -x, and PEs share the node's CPUs.
+func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
+	t.Helper()
+	argv := strings.Fields(cmd)
+	argv = append(argv, "-np", strconv.Itoa(n))
+	own := map[string]bool{}
+	for _, kv := range os.Environ() {
+		own[kv] = true
+	}
+	env = append(env, "GOSHMEM_WAIT=sleep")
+	for _, kv := range env {
+		if !own[kv] || strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_") {
+			argv = append(argv, "-x", kv)
+		}
+	}
+	argv = append(argv, prog)
+	argv = append(argv, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr, c.Env = &stdout, &stderr, env
+	err := c.Run()
+	status := c.ProcessState.ExitCode()
+	if err != nil && status <= 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("%d PEs across nodes: no end after %v\n--- stdout\n%s--- stderr\n%s", n, timeout, stdout.String(), stderr.String())
+		}
+		t.Fatalf("launching %d PEs across nodes (%s): %v", n, cmd, err)
+	}
+	return Result{status, stdout.String(), stderr.String()}
+}
+
+// LaunchProg runs prog with args as n PEs (across nodes when EnvLauncher is set) and
+// returns how the job ended.
+func LaunchProg(t testing.TB, n int, prog string, args ...string) Result {
+	t.Helper()
+	const timeout = 60 * time.Second
+	if l := os.Getenv(EnvLauncher); l != "" {
+		return launchPMIx(t, l, n, prog, os.Environ(), args, timeout)
+	}
+	var stdout, stderr bytes.Buffer
+	status, err := launch.Run(launch.Config{NPEs: n, Prog: prog, Args: args, Env: os.Environ(),
+		Stdout: &stdout, Stderr: &stderr, Timeout: timeout, SharedCPUs: true})
+	if err != nil {
+		t.Fatalf("launching %d PEs of %s: %v", n, prog, err)
+	}
+	return Result{status, stdout.String(), stderr.String()}
+}
+
 // runPattern is the -test.run pattern that selects exactly the test named name
 // ("TestX/sub/case" -> "^TestX$/^sub$/^case$").
 func runPattern(name string) string {
@@ -127,9 +225,16 @@ func runPattern(name string) string {
 var Sizes = []int{1, 2, 3, 4, 8}
 
 // ForSizes runs f as a subtest per PE count in Sizes (or the given counts).
+//
+// Across nodes (MultiNode) a one-PE job proves nothing and jobs larger than
+// GOSHMEM_TEST_MAXPES (when set: the nodes times PEs per node) only cost time: they are left
+// out, and a test left with no size runs at its smallest one above one PE.
 func ForSizes(t *testing.T, f func(t *testing.T, n int), sizes ...int) {
 	if len(sizes) == 0 {
 		sizes = Sizes
+	}
+	if MultiNode() {
+		sizes = acrossNodes(sizes, os.Getenv("GOSHMEM_TEST_MAXPES"))
 	}
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) { f(t, n) })

@@ -32,6 +32,13 @@ func main() {
 		os.Exit(1)
 	}
 	me, n := shmem.MyPE(), shmem.NPEs()
+	// notify's handlers are in place before the pid is written: the test signals once it
+	// has read every pid, and a signal before Notify would kill the PE instead.
+	var sigs chan os.Signal
+	if flag.Arg(0) == "notify" {
+		sigs = make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	}
 	if *pids != "" {
 		// Written aside and renamed, so a reader never sees a partial file.
 		tmp := filepath.Join(*pids, ".pe"+strconv.Itoa(me))
@@ -56,10 +63,8 @@ func main() {
 			shmem.BarrierAll()
 		}
 	case "notify":
-		c := make(chan os.Signal, 1)
-		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		shmem.BarrierAll()
-		s := <-c
+		s := <-sigs
 		os.WriteFile(filepath.Join(*pids, "sig"+strconv.Itoa(me)), []byte(s.String()), 0o644)
 		os.Exit(0)
 	case "ignoreint":

@@ -5,8 +5,10 @@
 package launch
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"runtime"
@@ -52,10 +54,13 @@ type Config struct {
 	Signals bool          // relay SIGINT, SIGTERM and SIGHUP to the PEs
 }
 
-// Exit statuses of the launcher itself.
+// Exit statuses of the launcher itself, as timeout(1), env(1) and nohup(1) use them, so
+// that none is taken for a PE's status (a Go PE that panics exits with 2).
 const (
-	StatusUsage   = 2   // bad command line or configuration
-	StatusTimeout = 124 // --timeout expired, as timeout(1)
+	StatusTimeout   = 124 // --timeout expired
+	StatusUsage     = 125 // bad command line or configuration, or the job could not start
+	StatusCannotRun = 126 // the program exists but cannot be executed
+	StatusNotFound  = 127 // the program does not exist
 )
 
 // Run runs the job and returns the status the launcher should exit with. An error means
@@ -70,7 +75,7 @@ func Run(cfg Config) (int, error) {
 		j.kill(syscall.SIGKILL)
 		j.reap()
 		close(j.over)
-		return StatusUsage, err
+		return startStatus(err), err
 	}
 	return j.watch(), nil
 }
@@ -260,6 +265,18 @@ func (j *job) startAll(memfd *os.File) error {
 		}()
 	}
 	return nil
+}
+
+// startStatus is the status of a job whose program could not be started: 127 when it does
+// not exist, 126 when it cannot be executed, else 125.
+func startStatus(err error) int {
+	switch {
+	case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
+		return StatusNotFound
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOEXEC):
+		return StatusCannotRun
+	}
+	return StatusUsage
 }
 
 // kill sends sig to every PE still running.

@@ -16,11 +16,12 @@ import (
 	"github.com/goshmem/shmem/runtime/shm"
 )
 
-// watch waits for the PEs and decides how the job ends:
-//   - every PE exits after Finalize: the highest exit status;
+// watch waits for the PEs and decides how the job ends (verdict judges each exit):
+//   - every PE exits after Finalize, or every PE exits 0 without calling Init (shmemrun
+//     runs any program): the highest exit status;
 //   - a PE calls GlobalExit(s): the others are ended at once, status s;
-//   - a PE fails (killed, non-zero status while others run, or status 0 without Finalize
-//     while others run): it is reported, the others
+//   - a PE fails (killed, non-zero status while others run, status 0 without Finalize
+//     while others run, or no Init while another PE called it): it is reported, the others
 //     get SIGTERM and, after the grace period, SIGKILL; status 128+signal or the PE's status;
 //   - a signal to the launcher: relayed to every PE, then as above; a second SIGINT kills;
 //   - the timeout: where each PE waits is reported, then as above; status 124.
@@ -64,6 +65,8 @@ func (j *job) watch() int {
 		grace = time.After(j.cfg.Grace)
 	}
 	interrupts := 0
+	var noInit []*pe              // PEs that exited without calling Init
+	var initPoll <-chan time.Time // ticks while there are such PEs
 	for running > 0 {
 		select {
 		case ev := <-j.exits:
@@ -71,7 +74,6 @@ func (j *job) watch() int {
 			p := j.pes[ev.pe]
 			p.exited = true
 			ws := ev.state.Sys().(syscall.WaitStatus)
-			finalized := atomic.LoadUint32(&j.obj.Slot(ev.pe).State) == shm.StateFinalized
 			code := ws.ExitStatus()
 			if ws.Signaled() {
 				code = 128 + int(ws.Signal())
@@ -80,17 +82,20 @@ func (j *job) watch() int {
 			if status >= 0 || atomic.LoadUint32(&hdr.ExitRequested) == 1 {
 				continue // the job is already ending: this exit is a consequence
 			}
-			switch {
-			case ws.Signaled():
-				j.report(p, fmt.Sprintf("killed by %s", signame(ws.Signal())))
-				endJob(code, syscall.SIGTERM)
-			case code != 0 && running > 0:
-				// Even after Finalize: a PE that fails ends the job rather than leave the
-				// others waiting for it.
-				j.report(p, fmt.Sprintf("exited with status %d", code))
-				endJob(code, syscall.SIGTERM)
-			case !finalized && running > 0:
-				j.report(p, "exited with status 0 before shmem.Finalize")
+			state := atomic.LoadUint32(&j.obj.Slot(ev.pe).State)
+			if how, s := verdict(exitFacts{ws, state, running > 0, j.initialized()}); how != "" {
+				j.report(p, how)
+				endJob(s, syscall.SIGTERM)
+			} else if state == shm.StateNone && running > 0 {
+				// Fine unless another PE calls Init later: watched below.
+				noInit = append(noInit, p)
+				if initPoll == nil {
+					initPoll = time.Tick(100 * time.Millisecond)
+				}
+			}
+		case <-initPoll:
+			if pe := j.initialized(); pe >= 0 && status < 0 {
+				j.report(noInit[0], notInitialized(pe))
 				endJob(1, syscall.SIGTERM)
 			}
 		case <-exitReq:
@@ -129,6 +134,16 @@ func (j *job) watch() int {
 		return int(atomic.LoadInt32(&hdr.ExitStatus))
 	}
 	return maxStatus
+}
+
+// initialized returns a PE that has called Init (and not exited), or -1.
+func (j *job) initialized() int {
+	for _, p := range j.pes {
+		if !p.exited && atomic.LoadUint32(&j.obj.Slot(p.n).State) != shm.StateNone {
+			return p.n
+		}
+	}
+	return -1
 }
 
 // watchExitRequest sleeps on the job bell and reports a GlobalExit.

@@ -17,9 +17,10 @@ const (
 	Size             // bytes, with an optional K, M, G or T suffix (powers of 1024)
 	Int              // a positive decimal integer
 	Enum             // one of Values
+	Text             // free text, checked where it is used
 )
 
-func (k Kind) String() string { return [...]string{"bool", "size", "int", "enum"}[k] }
+func (k Kind) String() string { return [...]string{"bool", "size", "int", "enum", "text"}[k] }
 
 // Var is one environment variable.
 type Var struct {
@@ -33,7 +34,7 @@ type Var struct {
 // Table lists every variable: the specification's first, then the algorithm overrides in
 // Sandia OpenSHMEM's spelling, then goshmem's own.
 var Table = []Var{
-	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes); the heap is a memfd, so untouched pages cost nothing"},
+	{Name: "SHMEM_SYMMETRIC_SIZE", Kind: Size, Default: "256M", Desc: "symmetric heap bytes per PE (K/M/G/T suffixes), rounded up to a multiple of 2 MiB (SHMEM_INFO shows the size used); the heap is a memfd, so untouched pages cost nothing"},
 	{Name: "SHMEM_DEBUG", Kind: Bool, Default: "0", Desc: "cross-PE argument checks in collectives and allocation, and hang reports from long waits"},
 	{Name: "SHMEM_INFO", Kind: Bool, Default: "0", Desc: "PE 0 prints the settings, the topology and the algorithm choices at Init"},
 	{Name: "SHMEM_VERSION", Kind: Bool, Default: "0", Desc: "PE 0 prints the library and specification version at Init"},
@@ -45,6 +46,10 @@ var Table = []Var{
 	{Name: "SHMEM_COLL_CROSSOVER", Kind: Int, Default: "0", Desc: "PE count from which auto prefers log-depth algorithms to linear ones (0: from the cost model)"},
 	{Name: "SHMEM_COLL_SIZE_CROSSOVER", Kind: Size, Default: "0", Desc: "message bytes from which auto prefers ring to tree (0: from the cost model)"},
 	{Name: "SHMEM_COLL_RADIX", Kind: Int, Default: "4", Desc: "fan-out of tree algorithms"},
+	{Name: "GOSHMEM_BIND_TO", Kind: Enum, Default: "none", Values: []string{"none", "auto", "hwthread", "core", "l3cache", "numa", "socket"}, Desc: "jobs started by a PMIx launcher (mpirun, srun; shmemrun --hosts sets it to auto): goshmem pins each node's PEs as shmemrun's --bind-to does (none: the launcher's binding stands)"},
+	{Name: "GOSHMEM_MAP_BY", Kind: Text, Default: "", Desc: "with GOSHMEM_BIND_TO: shmemrun's --map-by for each node's PEs"},
+	{Name: "GOSHMEM_CPU_LIST", Kind: Text, Default: "", Desc: "with GOSHMEM_BIND_TO: shmemrun's --cpu-list for each node's PEs"},
+	{Name: "GOSHMEM_REPORT_BINDINGS", Kind: Bool, Default: "0", Desc: "with GOSHMEM_BIND_TO: each PE prints its binding on stderr"},
 	{Name: "GOSHMEM_WAIT", Kind: Enum, Default: "auto", Values: []string{"auto", "spin", "sleep"}, Desc: "wait policy: spin with PAUSE (PE owns its CPU), or yield then sleep on a futex (CPUs shared); auto picks from the placement"},
 }
 

@@ -1,0 +1,185 @@
+package shmem_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/shmemtest"
+)
+
+// Tests of what a job spanning nodes adds; they run when shmemtest launches across nodes
+// (GOSHMEM_TEST_LAUNCHER, see .ci/multinode) and skip otherwise.
+
+func acrossNodesOnly(t *testing.T) {
+	t.Helper()
+	if !shmemtest.MultiNode() {
+		t.Skip("one-node job: set " + shmemtest.EnvLauncher + " (see .ci/multinode) to run across nodes")
+	}
+}
+
+// The shared team is my node's PEs; pointers reach exactly them; every PE is accessible.
+func TestAcrossNodesLayout(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		host, _ := os.Hostname()
+		names := mustAlloc[[64]byte](t, n)
+		var mine [64]byte
+		copy(mine[:], host)
+		for pe := range n {
+			shmem.Put(names[me:me+1], [][64]byte{mine}, pe)
+		}
+		shmem.BarrierAll()
+		shared := shmem.TeamShared()
+		local := 0
+		for pe := range n {
+			other := strings.TrimRight(string(names[pe][:]), "\x00")
+			same := other == host
+			if same {
+				local++
+			}
+			if in := shmem.TeamWorld().TranslatePE(pe, shared) >= 0; in != same {
+				t.Errorf("PE %d on %s in my shared team: %v, want %v (I am on %s)", pe, other, in, same, host)
+			}
+			if got := shmem.Ptr(&names[0], pe) != nil; got != same {
+				t.Errorf("Ptr(PE %d on %s) non-nil = %v, want %v (I am on %s)", pe, other, got, same, host)
+			}
+			if !shmem.PEAccessible(pe) {
+				t.Errorf("PE %d not accessible", pe)
+			}
+		}
+		if shared.NPEs() != local {
+			t.Errorf("shared team has %d PEs, %d are on my host %s", shared.NPEs(), local, host)
+		}
+	}, 2, 4)
+}
+
+// The node's memfd also reaches its PEs through the leader's socket (where /proc/<pid>/fd
+// is closed to them): the job then works as with /proc.
+func TestAcrossNodesMemfdSocket(t *testing.T) {
+	acrossNodesOnly(t)
+	if !shmemtest.InPE(t) {
+		r := shmemtest.Launch(t, 4, shmemtest.Options{Env: []string{"GOSHMEM_TEST_MEMFD_SOCKET=1"}})
+		if r.Status != 0 {
+			t.Fatalf("status %d\n%s%s", r.Status, r.Stdout, r.Stderr)
+		}
+		return
+	}
+	me, n := initPE(t)
+	xs := mustAlloc[int64](t, n)
+	for pe := range n {
+		if p := shmem.Ptr(&xs[me], pe); p != nil {
+			*p = int64(me + 1)
+		} else {
+			shmem.P(&xs[me], int64(me+1), pe)
+		}
+	}
+	shmem.BarrierAll()
+	for pe := range n {
+		if xs[pe] != int64(pe+1) {
+			t.Fatalf("xs[%d] = %d", pe, xs[pe])
+		}
+	}
+}
+
+// A PE computing without calling the library still serves puts: a put+quiet to it ends
+// long before its computation does (the progress goroutine), not when it next calls in.
+func TestAcrossNodesProgress(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		took := mustAlloc[int64](t, 1)
+		data := mustAlloc[int64](t, 1)
+		const compute = 2 * time.Second
+		shmem.BarrierAll()
+		if me == 1 {
+			end := time.Now().Add(compute)
+			x := 0
+			for time.Now().Before(end) { // no library call in here
+				x++
+			}
+			_ = x
+		} else if me == 0 {
+			time.Sleep(100 * time.Millisecond) // PE 1 is computing
+			start := time.Now()
+			shmem.P(&data[0], 42, 1)
+			shmem.Quiet()
+			shmem.P(&took[0], int64(time.Since(start)), 1)
+		}
+		shmem.BarrierAll()
+		if me == 1 {
+			d := time.Duration(took[0])
+			t.Logf("put+quiet to a computing PE: %v", d)
+			if data[0] != 42 || d <= 0 || d >= compute/2 {
+				t.Fatalf("put+quiet to a PE computing for %v took %v (data %d): served only when it called in", compute, d, data[0])
+			}
+		}
+	}, 2)
+}
+
+// A binary built without -tags goshmem_ucx and started by a PMIx launcher stops with a clear
+// message instead of running as N one-PE jobs.
+func TestAcrossNodesNeedsEngine(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := filepath.Join(t.TempDir(), "hello")
+	build := exec.Command("go", "build", "-o", bin, "./internal/testprog")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	r := shmemtest.LaunchProg(t, 2, bin, "barrier")
+	if r.Status == 0 || !strings.Contains(r.Stdout+r.Stderr, "rebuild it with -tags goshmem_ucx") {
+		t.Fatalf("status %d, want non-zero and the rebuild message\n%s%s", r.Status, r.Stdout, r.Stderr)
+	}
+}
+
+// GOSHMEM_BIND_TO=core: goshmem pins each node's PEs, one per core, as shmemrun would.
+func TestAcrossNodesBinding(t *testing.T) {
+	acrossNodesOnly(t)
+	if !shmemtest.InPE(t) {
+		r := shmemtest.Launch(t, 4, shmemtest.Options{Env: []string{"GOSHMEM_BIND_TO=core", "GOSHMEM_REPORT_BINDINGS=1"}})
+		if r.Status != 0 {
+			t.Fatalf("status %d\n%s%s", r.Status, r.Stdout, r.Stderr)
+		}
+		if !strings.Contains(r.Stderr, "PE 3:") {
+			t.Fatalf("no binding report for PE 3:\n%s", r.Stderr)
+		}
+		return
+	}
+	me, n := initPE(t)
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	cpu := -1
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			cpu = c
+			break
+		}
+	}
+	host, _ := os.Hostname()
+	cpus := mustAlloc[int64](t, n)
+	for pe := range n {
+		shmem.P(&cpus[me], int64(cpu), pe)
+	}
+	shmem.BarrierAll()
+	if set.Count() != 1 && runtime.NumCPU() > 1 {
+		t.Fatalf("PE %d on %s may run on %d CPUs, want 1 (GOSHMEM_BIND_TO=core)", me, host, set.Count())
+	}
+	shared := shmem.TeamShared()
+	for i := range shared.NPEs() {
+		pe := shared.TranslatePE(i, shmem.TeamWorld())
+		if pe != me && cpus[pe] == int64(cpu) && shared.NPEs() <= runtime.NumCPU() {
+			t.Fatalf("PEs %d and %d on %s both on CPU %d", me, pe, host, cpu)
+		}
+	}
+}

@@ -1,0 +1,16 @@
+// The C++ form of hello.c, built with CXX=shmemc++.
+#include <cstdio>
+#include <shmem.h>
+
+static int left = -1;
+
+int main()
+{
+	shmem_init();
+	int me = shmem_my_pe(), n = shmem_n_pes();
+	shmem_int_p(&left, me, (me + 1) % n);
+	shmem_barrier_all();
+	std::printf("C++: PE %d of %d has %d from its left\n", me, n, left);
+	shmem_finalize();
+	return left == (me + n - 1) % n ? 0 : 1;
+}

@@ -1,0 +1,67 @@
+//go:build goshmem_ucx && cgo && linux
+
+package shmem_test
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/internal/fakenodes"
+	"github.com/goshmem/shmem/internal/shmemtest"
+)
+
+// TestMultinodeSuite runs this package's multi-PE tests again with every job across two
+// fake nodes of two slots, PEs numbered round-robin over the nodes (--map-by node: a node's
+// PEs are not contiguous): jobs of 2 PEs are 2 nodes × 1 PE, of 3 PEs 2 + 1, of 4 PEs 2
+// nodes × 2 PEs. The tests of what only a job across nodes has (TestAcrossNodes...) run
+// there too; tests of shmemrun's own reports skip.
+func TestMultinodeSuite(t *testing.T) {
+	if shmemtest.MultiNode() {
+		t.Skip("already across nodes")
+	}
+	c := fakenodes.Require(t, 2)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, perNode := range []int{2} {
+		t.Run(strconv.Itoa(len(c.Nodes))+"x"+strconv.Itoa(perNode), func(t *testing.T) {
+			hosts := make([]string, len(c.Nodes))
+			for i, n := range c.Nodes {
+				hosts[i] = n + ":" + strconv.Itoa(perNode)
+			}
+			launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
+				"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
+			run := []string{"-test.run=" + suitePattern, "-test.short", "-test.count=1", "-test.timeout=20m"}
+			if testing.Verbose() {
+				run = append(run, "-test.v")
+			}
+			cmd := exec.Command(self, run...)
+			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
+				shmemtest.EnvLauncher+"="+launcher,
+				"GOSHMEM_TEST_MAXPES="+strconv.Itoa(len(c.Nodes)*perNode))
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			t.Logf("the suite across %d nodes × %d PE: %v", len(c.Nodes), perNode, time.Since(start).Round(time.Second))
+			if err != nil {
+				t.Fatalf("the suite across nodes failed (%v):\n%s", err, failures(string(out)))
+			}
+		})
+	}
+}
+
+// suitePattern picks the multi-PE tests (everything but the single-process ones and this).
+const suitePattern = "^Test([^M]|M[^u])"
+
+// failures is the part of a test run's output worth reading: the failing tests' output.
+func failures(out string) string {
+	lines := strings.Split(out, "\n")
+	if len(lines) > 400 {
+		lines = lines[len(lines)-400:]
+	}
+	return strings.Join(lines, "\n")
+}

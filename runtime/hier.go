@@ -1,0 +1,231 @@
+package rt
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/goshmem/shmem/kernels"
+	"github.com/goshmem/shmem/runtime/shm"
+)
+
+// Collectives over a group that spans nodes are composed: a node phase among the group's
+// members on each node (today's shared-memory algorithms and kernels, unchanged), a network
+// phase among one leader per node (puts and signals through the engine), and a node phase
+// again to hand the result out. Each phase is written once: the node phases are the
+// one-node collectives over the node's part of the group, the network phases below know
+// nothing of how a node is organised.
+//
+// A node's leader is the group's lowest PE on it. Signals of the network phase use their
+// own words of the sync area (wordNet on), so a leader's two roles never count each
+// other's signals. Each phase keeps the one-node invariant on its own channel: the node
+// phases return only after every member of the node has entered, and every network phase
+// returns only after every leader has entered, so two alternating areas still serve
+// back-to-back collectives.
+
+// hier is a group's split across nodes, seen from my PE.
+type hier struct {
+	loc    Group // the group's members on my node, in group order; its leader is member 0
+	locMe  int
+	lead   Group // the leaders, in group order
+	leadMe int   // my index in lead, -1 when I am not my node's leader
+	// leaderOf[i] is the index in lead of the leader of group member i's node.
+	leaderOf []int
+}
+
+var hiers sync.Map // Group -> *hier (nil: the group is on my node only)
+
+// hierOf is g's split, or nil when every member of g is on my node.
+func hierOf(g Group) *hier {
+	if !multiNode {
+		return nil
+	}
+	if h, ok := hiers.Load(g); ok {
+		return h.(*hier)
+	}
+	h := splitByNode(g, func(pe int) int { return int(nodeOf[pe]) }, me)
+	v, _ := hiers.LoadOrStore(g, h)
+	return v.(*hier)
+}
+
+// splitByNode is the pure part of hierOf: the split of g by node(pe), seen from PE self.
+func splitByNode(g Group, node func(pe int) int, self int) *hier {
+	first := map[int]int{} // node -> its leader's index in lead
+	var leaders, mine []int
+	h := &hier{leaderOf: make([]int, g.Size), leadMe: -1}
+	for i := range g.Size {
+		pe := g.PE(i)
+		n := node(pe)
+		l, ok := first[n]
+		if !ok {
+			l = len(leaders)
+			first[n] = l
+			leaders = append(leaders, pe)
+		}
+		h.leaderOf[i] = l
+		if n == node(self) {
+			mine = append(mine, pe)
+		}
+	}
+	if len(leaders) == 1 {
+		return nil
+	}
+	h.loc, h.lead = listGroup(mine), listGroup(leaders)
+	h.locMe, h.leadMe = h.loc.Index(self), h.lead.Index(self)
+	return h
+}
+
+// net is the sync area of the call's network phase: its own words, the call's epoch.
+func (a *area) net() area { return area{p: unsafe.Add(a.p, wordNet*8), epoch: a.epoch} }
+
+// Words of the network area (barrierDissem among leaders uses words 0..15: 65536 nodes).
+const (
+	netDown  = 16 // a parent's data is in my buffer
+	netUp    = 17 // a child's partial result is in my scratch
+	netReady = 18 // my parent can take my next chunk
+	netData  = 19 // a leader's blocks are in my dst
+)
+
+// netBarrier synchronizes the leaders (I am leader i).
+func netBarrier(who string, h *hier, na *area) {
+	if na.epoch != 0 {
+		na.epoch++
+	}
+	barrierDissem(who, h.lead, h.leadMe, na)
+}
+
+// netPut copies n bytes from local src to the symmetric dst on PE pe (on any node).
+func netPut(dst, src unsafe.Pointer, n uintptr, pe int) {
+	if n > 0 {
+		transports[pe].Put(dst, src, n, pe)
+	}
+}
+
+// netSignalAfter raises word i on pe after the puts this PE issued to it (a fence orders
+// them: the data is there when the signal is).
+func (a area) netSignalAfter(i, pe int) {
+	OrderBefore(pe)
+	a.signal(i, pe, 1)
+}
+
+// treeAt is member v's parent and children in a k-ary tree of n rooted at member root (in
+// the order the indices run from the root); the parent is -1 at the root.
+func treeAt(v, root, n, k int) (parent int, first, last int) {
+	r := (v - root + n) % n // rank from the root
+	parent = -1
+	if r > 0 {
+		parent = ((r-1)/k + root) % n
+	}
+	first, last = treeChildren(r, n, k)
+	return parent, first, last
+}
+
+// child is the index of the c-th rank of the tree rooted at root.
+func child(c, root, n int) int { return (c + root) % n }
+
+// netBroadcast gives every leader's symmetric dst the n bytes of leader root's buffer buf,
+// down a tree rooted there: a leader tells its parent it is in the call (its dst may be
+// written); the parent, once it has the data, puts it into the child's dst and raises the
+// child's word. A leader's words are written only by its parent and its children, and those
+// can never be two calls apart from it (each call needs the other's signal), so the two
+// alternating areas suffice without a closing barrier.
+func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Pointer, n uintptr) {
+	L, me := h.lead.Size, h.leadMe
+	parent, first, last := treeAt(me, root, L, collRadix)
+	if parent >= 0 {
+		na.signal(netReady, h.lead.PE(parent), 1)
+		na.await(who, WaitCollective, netDown, 1)
+		buf = dst
+	}
+	if kids := last - first; kids > 0 {
+		na.await(who, WaitCollective, netReady, uint64(kids))
+	}
+	for c := first; c < last; c++ {
+		pe := h.lead.PE(child(c, root, L))
+		netPut(dst, buf, n, pe)
+		na.netSignalAfter(netDown, pe)
+	}
+}
+
+// phase is the area for the k-th node phase of a composed call: on a team's words each
+// phase gets its own range of epochs (a phase's barriers count up from its base).
+func (a *area) phase(k int) area {
+	b := *a
+	if b.epoch != 0 {
+		b.epoch += uint64(4 * k)
+	}
+	return b
+}
+
+// netReduce combines the leaders' buf (n elements each, in place) into every leader's buf:
+// up a tree rooted at leader 0 through the parents' scratch, in chunks a parent's scratch
+// holds for all its children, then the result down the same tree.
+func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf []T) {
+	L, me := h.lead.Size, h.leadMe
+	k := collRadix
+	parent, first, last := treeAt(me, 0, L, k)
+	esize := int(unsafe.Sizeof(buf[0]))
+	step := max(shm.ScratchSize/k/esize, 1) // elements per chunk: one scratch slot per child
+	scratch := reserved(shm.ReservedScratchOff)
+	slot := func(c int) unsafe.Pointer { return unsafe.Add(scratch, c*step*esize) } // child c's slot
+	kids := last - first
+	var ins [1 + 16][]T
+	for lo := 0; lo < len(buf); lo += step {
+		hi := min(lo+step, len(buf))
+		if kids > 0 {
+			for c := first; c < last; c++ { // my slots are free: the children may send
+				na.signal(netReady, h.lead.PE(child(c, 0, L)), 1)
+			}
+			na.await(who, WaitCollective, netUp, uint64(kids))
+			in := append(ins[:0], buf[lo:hi])
+			for c := 0; c < kids; c++ {
+				in = append(in, unsafe.Slice((*T)(slot(c)), hi-lo))
+			}
+			combineAll(op, buf[lo:hi], in)
+		}
+		if parent >= 0 {
+			na.await(who, WaitCollective, netReady, 1)
+			myRank := (me - 0 + L) % L
+			c := myRank - (k*((myRank-1)/k) + 1) // my index among my parent's children
+			pe := h.lead.PE(parent)
+			netPut(slot(c), unsafe.Pointer(&buf[lo]), uintptr((hi-lo)*esize), pe)
+			na.netSignalAfter(netUp, pe)
+		}
+	}
+	// The result goes down the same tree, pushed: every child is in the call (it sent up).
+	if parent >= 0 {
+		na.await(who, WaitCollective, netDown, 1)
+	}
+	p := unsafe.Pointer(unsafe.SliceData(buf))
+	for c := first; c < last; c++ {
+		pe := h.lead.PE(child(c, 0, L))
+		netPut(p, p, uintptr(len(buf)*esize), pe)
+		na.netSignalAfter(netDown, pe)
+	}
+}
+
+// netAllgather gives every leader's dst every member's block: each leader puts its node's
+// members' blocks (placed in its own dst by the node phase) into every other leader's dst,
+// one put per run of consecutive members, then signals. off(i) and size(i) place member
+// i's block. The leaders have all entered (netBarrier first), so their dst may be written.
+func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, off, size func(i int) uintptr) {
+	netBarrier(who, h, na)
+	L, me := h.lead.Size, h.leadMe
+	for s := 1; s < L; s++ {
+		to := h.lead.PE((me + s) % L)
+		for i := 0; i < g.Size; {
+			if h.leaderOf[i] != me {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < g.Size && h.leaderOf[j] == me && off(j) == off(j-1)+size(j-1) {
+				j++
+			}
+			p := unsafe.Add(dst, off(i))
+			netPut(p, p, off(j-1)+size(j-1)-off(i), to)
+			i = j
+		}
+		na.netSignalAfter(netData, to)
+	}
+	na.await(who, WaitCollective, netData, uint64(L-1))
+}

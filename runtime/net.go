@@ -1,0 +1,196 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
+
+// A job that spans nodes: PMIx (mpirun, prterun, srun --mpi=pmix) starts the PEs, the PEs of
+// each node share one memfd as under shmemrun, and PEs on other nodes are reached through a
+// distributed engine (UCX UCP, package ucx, built with the tag goshmem_ucx) behind the
+// Transport seam. The engine's half of this file is net_ucx.go; without the tag,
+// net_none.go refuses a PMIx launch instead of starting N one-PE jobs.
+
+// envPMIx is set by every PMIx launcher in the environment of the processes it starts.
+const envPMIx = "PMIX_NAMESPACE"
+
+// errNoEngine: a PMIx launcher started a binary built without the multi-node engine.
+var errNoEngine = errors.New("started by a PMIx launcher (mpirun, prterun, srun --mpi=pmix), but this binary has no multi-node engine: rebuild it with -tags goshmem_ucx (needs cgo, libucx-dev and libpmix-dev; shmemcc does this for C programs when pkg-config finds ucx and pmix), or start it with shmemrun")
+
+// Node membership, set at Init and read without locks afterwards.
+var (
+	multiNode bool    // some PE is on another node
+	nodeOf    []int32 // nodeOf[pe]: the node's index (nodes numbered by their lowest PE)
+	nodePEs   []int   // the PEs on my node, ascending
+	hostOf    []string
+	netT      Transport // reaches PEs on other nodes; nil in a one-node job
+)
+
+// local reports whether PE pe is on my node (its segment is in my mapping).
+func local(pe int) bool { return !multiNode || nodeOf[pe] == nodeOf[me] }
+
+// Local reports whether PE pe shares my node's memory (shmem_ptr can reach it).
+func Local(pe int) bool { return local(pe) }
+
+// TransportOf is what reaches PE pe (checked by the caller).
+func TransportOf(pe int) Transport { return transports[pe] }
+
+// OrderBefore orders my puts to PE pe before my next operation to it (put-with-signal's
+// data before its signal): shared memory's stores are ordered already.
+func OrderBefore(pe int) {
+	if !local(pe) {
+		transports[pe].Fence()
+	}
+}
+
+// Host is the name of PE pe's node ("" in a one-node job).
+func Host(pe int) string {
+	if uint(pe) >= uint(len(hostOf)) {
+		return ""
+	}
+	return hostOf[pe]
+}
+
+// setNodes records which PEs share a node: leader[pe] is the lowest PE of pe's node.
+func setNodes(leader []int, hosts []string) {
+	nodeOf = make([]int32, len(leader))
+	index := map[int]int32{}
+	for pe, l := range leader {
+		if _, ok := index[l]; !ok {
+			index[l] = int32(len(index))
+		}
+		nodeOf[pe] = index[l]
+	}
+	nodePEs = nodePEs[:0]
+	for pe := range leader {
+		if nodeOf[pe] == nodeOf[me] {
+			nodePEs = append(nodePEs, pe)
+		}
+	}
+	hostOf = hosts
+	multiNode = len(index) > 1
+}
+
+// netEngine is what a multi-node engine gives the runtime besides its Transport.
+type netEngine interface {
+	// Progress serves requests aimed at this PE (over TCP, RMA and AMOs to a PE are applied
+	// only while its engine runs); it reports whether there were any.
+	Progress() bool
+	// Abort ends the whole job, on every node, with status.
+	Abort(status int, msg string)
+	// Finalize leaves the job (after the last barrier).
+	Finalize()
+	// Check ends the job when a PE on another node is lost, or a PE of my node ended
+	// before Finalize (a PMIx launcher may not notice a PE that exits with status 0).
+	Check()
+	// NewContext makes the remote part of a communication context: its own worker, so its
+	// Quiet waits for its own operations only.
+	NewContext() (Transport, error)
+}
+
+var engine netEngine
+
+// The engine's worker is used by one goroutine at a time: the PE's calls and the progress
+// goroutine take netMu. inLib counts the PE's goroutines inside a wait, which progress
+// the engine themselves: the progress goroutine is parked meanwhile (two threads taking
+// turns on one worker halve its bandwidth).
+var (
+	netMu   sync.Mutex
+	inLib   atomic.Int32
+	libIdle = sync.NewCond(&sync.Mutex{})
+)
+
+// netProgress runs the engine once from a wait loop.
+func netProgress() {
+	netMu.Lock()
+	engine.Progress()
+	netMu.Unlock()
+}
+
+func netEnter() { inLib.Add(1) }
+
+// lockNet takes the worker for one of the PE's operations, parking the progress goroutine.
+func lockNet() {
+	netEnter()
+	netMu.Lock()
+}
+
+func unlockNet() {
+	netMu.Unlock()
+	netLeave()
+}
+
+func netLeave() {
+	if inLib.Add(-1) == 0 {
+		libIdle.L.Lock()
+		libIdle.Broadcast()
+		libIdle.L.Unlock()
+	}
+}
+
+// waitLibIdle parks the progress goroutine while a wait of the PE progresses the engine.
+func waitLibIdle() {
+	libIdle.L.Lock()
+	for inLib.Load() != 0 {
+		libIdle.Wait()
+	}
+	libIdle.L.Unlock()
+}
+
+// offset is p's offset in my segment: the address the engine sends for a symmetric p.
+func segOffset(p unsafe.Pointer) uintptr { return uintptr(p) - uintptr(mySeg) }
+
+// spansNodes reports whether group g has members on another node than mine.
+func spansNodes(g Group) bool {
+	if !multiNode {
+		return false
+	}
+	return hierOf(g) != nil
+}
+
+// finalizing is set between Finalize's two barriers: a peer may then end at any time.
+var (
+	finalizing atomic.Bool
+	lostOnce   sync.Once
+)
+
+// lostPE reports a PE that ended before Finalize and ends the job.
+func lostPE(pe int, why string) {
+	if finalizing.Load() {
+		return
+	}
+	lostOnce.Do(func() { // the wait and the progress goroutine may both notice
+		msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
+		fmt.Fprintln(os.Stderr, msg)
+		abortJob(1, msg)
+	})
+	select {} // the first caller exits
+}
+
+// netFail ends the job when the engine fails: an engine error is not the program's to
+// handle (a peer died, a network went away).
+func netFail(who string, pe int, err error) {
+	msg := fmt.Sprintf("%s: PE %d (on %s) to PE %d (on %s): %v", who, me, Host(me), pe, Host(pe), err)
+	fmt.Fprintln(os.Stderr, "goshmem:", msg)
+	abortJob(1, msg)
+}
+
+// abortJob asks the launcher to end the job on every node (PMIx_Abort), then exits with
+// status: a launcher that does not act on the request still sees this PE fail.
+func abortJob(status int, msg string) {
+	done := make(chan struct{})
+	go func() {
+		engine.Abort(status, msg)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+	}
+	exit(status)
+}

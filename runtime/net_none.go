@@ -1,0 +1,14 @@
+//go:build !(goshmem_ucx && cgo && linux)
+
+package rt
+
+import "github.com/goshmem/shmem/runtime/shm"
+
+// Without the multi-node engine a PMIx launch is refused: N one-PE jobs would each compute
+// alone and report success.
+func netAttach() (*shm.Object, int, error) { return nil, 0, errNoEngine }
+
+func netStart() error { return nil }
+
+// NetEngine names the multi-node engine built in.
+func NetEngine() string { return "none (built without -tags goshmem_ucx: one node)" }

@@ -1,0 +1,473 @@
+//go:build goshmem_ucx && cgo && linux
+
+package rt
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/goshmem/shmem/runtime/shm"
+	"github.com/goshmem/shmem/runtime/ucx"
+	"github.com/goshmem/shmem/topology"
+)
+
+// Keys of the start-up exchange (PMIx_Put / PMIx_Get).
+const (
+	keyHost   = "goshmem.host"   // the PE's host name
+	keyMemfd  = "goshmem.memfd"  // a node leader's pid and memfd, for /proc/<pid>/fd/<fd>
+	keyWorker = "goshmem.worker" // the default worker's address
+	keyRKey   = "goshmem.rkey"   // the packed rkey of the PE's segment
+	keyBase   = "goshmem.base"   // the segment's address in the PE's mapping
+)
+
+// netAttach joins a job started by a PMIx launcher: the node's lowest PE creates the node's
+// memfd (one segment per PE of the job, so symmetric addresses translate as under
+// shmemrun; other nodes' segments are never touched and cost no memory), the others open it
+// through /proc/<leader pid>/fd.
+func netAttach() (*shm.Object, int, error) {
+	job, err := ucx.Boot()
+	if err != nil {
+		return nil, 0, err
+	}
+	me := job.Rank
+	sort.Ints(job.LocalPeers)
+	leader := job.LocalPeers[0]
+	host, _ := os.Hostname()
+	if err := ucx.Publish(keyHost, []byte(host)); err != nil {
+		return nil, 0, err
+	}
+	// Where the node's PEs run, when goshmem places them (GOSHMEM_BIND_TO).
+	bs, err := nodeBindings(len(job.LocalPeers))
+	if err != nil {
+		return nil, 0, err
+	}
+	var o *shm.Object
+	if me == leader {
+		l, err := shm.NewLayout(job.Size, conf.Size("SHMEM_SYMMETRIC_SIZE"))
+		if err != nil {
+			return nil, 0, err
+		}
+		flags := uint32(0)
+		var cpus unix.CPUSet
+		switch {
+		case conf.String("GOSHMEM_WAIT") == "sleep",
+			bs != nil && topology.Oversubscribed(bs),
+			bs == nil && unix.SchedGetaffinity(0, &cpus) == nil && len(job.LocalPeers) > cpus.Count():
+			flags |= shm.FlagSharedCPUs // more PEs on this node than CPUs to run them
+		}
+		if o, err = shm.Create(l, flags); err != nil {
+			return nil, 0, err
+		}
+		if err := serveMemfd(fdSocket(job, leader), o.Fd, len(job.LocalPeers)-1); err != nil {
+			return nil, 0, err
+		}
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(os.Getpid()))
+		binary.LittleEndian.PutUint64(b[8:], uint64(o.Fd))
+		if err := ucx.Publish(keyMemfd, b[:]); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := ucx.Commit(); err != nil {
+		return nil, 0, err
+	}
+	if err := ucx.Exchange(); err != nil {
+		return nil, 0, err
+	}
+	if me != leader {
+		b, err := ucx.Lookup(leader, keyMemfd)
+		if err != nil || len(b) != 16 {
+			return nil, 0, fmt.Errorf("the node's memfd from PE %d: %v", leader, err)
+		}
+		path := "/proc/" + strconv.FormatUint(binary.LittleEndian.Uint64(b), 10) + "/fd/" + strconv.FormatUint(binary.LittleEndian.Uint64(b[8:]), 10)
+		fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+		if os.Getenv("GOSHMEM_TEST_MEMFD_SOCKET") == "1" && err == nil { // tests force the fallback
+			unix.Close(fd)
+			fd, err = -1, fmt.Errorf("GOSHMEM_TEST_MEMFD_SOCKET=1")
+		}
+		if err != nil { // /proc refused (ptrace rules): the leader hands it over instead
+			var err2 error
+			if fd, err2 = receiveMemfd(fdSocket(job, leader)); err2 != nil {
+				return nil, 0, fmt.Errorf("the node's memfd from PE %d: open %s: %v; from its socket: %w", leader, path, err, err2)
+			}
+		}
+		if o, err = shm.Open(fd); err != nil {
+			return nil, 0, err
+		}
+	}
+	if bs != nil {
+		if err := bindSelf(o, me, bs[slices.Index(job.LocalPeers, me)]); err != nil {
+			return nil, 0, err
+		}
+	}
+	leaders := make([]int, job.Size)
+	hosts := make([]string, job.Size)
+	for pe := range job.Size {
+		h, err := ucx.Lookup(pe, keyHost)
+		if err != nil {
+			return nil, 0, err
+		}
+		hosts[pe] = string(h)
+		leaders[pe] = -1
+	}
+	// A node is the set of PEs PMIx calls local to each other; its leader its lowest PE.
+	// Other nodes' sets are named by their host names (one set per host).
+	first := map[string]int{}
+	for pe := range job.Size {
+		if _, ok := first[hosts[pe]]; !ok {
+			first[hosts[pe]] = pe
+		}
+		leaders[pe] = first[hosts[pe]]
+	}
+	for _, pe := range job.LocalPeers {
+		leaders[pe] = leader
+	}
+	setNodesFor(me, leaders, hosts)
+	return o, me, nil
+}
+
+// fdSocket is the abstract Unix socket where a node leader hands out the node's memfd
+// (abstract sockets belong to the network namespace: one node's).
+func fdSocket(job *ucx.Job, leader int) string {
+	return "@goshmem." + job.Namespace + "." + strconv.Itoa(leader)
+}
+
+// serveMemfd hands fd (SCM_RIGHTS) to up to n PEs of the node that connect to name: those
+// for which /proc/<pid>/fd is closed.
+func serveMemfd(name string, fd, n int) error {
+	if n == 0 {
+		return nil
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: name, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("listen on %s for the node's PEs: %w", name, err)
+	}
+	go func() {
+		defer l.Close()
+		for range n {
+			c, err := l.AcceptUnix()
+			if err != nil {
+				return
+			}
+			c.WriteMsgUnix([]byte{1}, unix.UnixRights(fd), nil)
+			c.Close()
+		}
+	}()
+	return nil
+}
+
+// receiveMemfd gets the node's memfd from its leader's socket.
+func receiveMemfd(name string) (int, error) {
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: name, Net: "unix"})
+	if err != nil {
+		return -1, err
+	}
+	defer c.Close()
+	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+	_, oobn, _, _, err := c.ReadMsgUnix(b, oob)
+	if err != nil {
+		return -1, err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return -1, fmt.Errorf("no descriptor in the leader's message (%v)", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		return -1, fmt.Errorf("no descriptor in the leader's message (%v)", err)
+	}
+	unix.CloseOnExec(fds[0])
+	return fds[0], nil
+}
+
+// setNodesFor is setNodes before Init has set me.
+func setNodesFor(pe int, leaders []int, hosts []string) {
+	me = pe
+	setNodes(leaders, hosts)
+}
+
+// ucxEngine is the engine of a multi-node job: one UCP context, this PE's segment registered
+// once, the default worker with an endpoint per PE on another node.
+type ucxEngine struct {
+	w     *ucx.Worker
+	addrs [][]byte // every PE's default worker address, packed rkey, segment base
+	rkeys [][]byte
+	bases []uint64
+}
+
+// netStart registers my segment, exchanges the engine's addresses and connects to every PE
+// on another node. A one-node job started by a PMIx launcher needs none of it.
+func netStart() error {
+	if nodeOf == nil {
+		return nil // not started by a PMIx launcher
+	}
+	if !multiNode {
+		engine = &ucxEngine{} // PMIx only: Abort and Finalize
+		return nil
+	}
+	if err := ucx.Init(mySeg, uintptr(segSize)); err != nil {
+		return err
+	}
+	ucx.SetYield(sleepWait)
+	w, err := ucx.NewWorker(npes)
+	if err != nil {
+		return err
+	}
+	addr, err := w.Address()
+	if err != nil {
+		return err
+	}
+	rkey, err := ucx.RKey()
+	if err != nil {
+		return err
+	}
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(uintptr(mySeg)))
+	for _, kv := range []struct {
+		k string
+		v []byte
+	}{{keyWorker, addr}, {keyRKey, rkey}, {keyBase, b[:]}} {
+		if err := ucx.Publish(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	if err := ucx.Commit(); err != nil {
+		return err
+	}
+	if err := ucx.Exchange(); err != nil {
+		return err
+	}
+	e := &ucxEngine{w: w, addrs: make([][]byte, npes), rkeys: make([][]byte, npes), bases: make([]uint64, npes)}
+	for pe := range npes {
+		if local(pe) {
+			continue
+		}
+		if e.addrs[pe], err = ucx.Lookup(pe, keyWorker); err != nil {
+			return err
+		}
+		if e.rkeys[pe], err = ucx.Lookup(pe, keyRKey); err != nil {
+			return err
+		}
+		base, err := ucx.Lookup(pe, keyBase)
+		if err != nil || len(base) != 8 {
+			return fmt.Errorf("segment base of PE %d: %v", pe, err)
+		}
+		e.bases[pe] = binary.LittleEndian.Uint64(base)
+		if err := w.Connect(pe, e.addrs[pe], e.rkeys[pe], e.bases[pe]); err != nil {
+			return err
+		}
+	}
+	engine = e
+	netT = &ucxTransport{w: w}
+	// The progress goroutine must run while the PE computes: with a single P it would wait
+	// for the computing goroutine's preemption (10 ms).
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	go e.serve()
+	return nil
+}
+
+func (e *ucxEngine) Progress() bool { return e.w.Progress() }
+
+func (e *ucxEngine) Check() {
+	if pe, err := ucx.Failed(); pe >= 0 {
+		lostPE(pe, fmt.Sprintf("its connection failed: %v", err))
+	}
+	for _, pe := range nodePEs {
+		if pe == me {
+			continue
+		}
+		s := obj.Slot(pe)
+		if pid := atomic.LoadInt32(&s.Pid); pid > 0 && atomic.LoadUint32(&s.State) == shm.StateRunning && unix.Kill(int(pid), 0) == unix.ESRCH {
+			lostPE(pe, "process "+strconv.Itoa(int(pid))+" is gone")
+		}
+	}
+}
+
+func (e *ucxEngine) Abort(status int, msg string) { ucx.Abort(status, msg) }
+
+func (e *ucxEngine) Finalize() {
+	if e.w != nil {
+		netMu.Lock()
+		e.w.Flush()
+		netMu.Unlock()
+	}
+	ucx.Finalize()
+}
+
+func (e *ucxEngine) NewContext() (Transport, error) {
+	if e.w == nil {
+		return nil, nil // one node: a context needs no engine resources
+	}
+	w, err := ucx.NewWorker(npes)
+	if err != nil {
+		return nil, err
+	}
+	for pe := range npes {
+		if e.addrs[pe] != nil {
+			if err := w.Connect(pe, e.addrs[pe], e.rkeys[pe], e.bases[pe]); err != nil {
+				w.Close()
+				return nil, err
+			}
+		}
+	}
+	return &ucxTransport{w: w}, nil
+}
+
+// serve applies the requests other nodes aim at this PE while it computes: it sleeps on
+// the worker's wake-up descriptor, and is parked while the PE waits inside the library
+// (the wait progresses the worker itself). Events may complete puts into memory a local
+// waiter sleeps on, so it rings my doorbell after serving any.
+func (e *ucxEngine) serve() {
+	for {
+		waitLibIdle()
+		netMu.Lock()
+		served := false
+		for e.w.Progress() {
+			served = true
+		}
+		armed := e.w.Arm()
+		netMu.Unlock()
+		if served {
+			e.Check()
+		}
+		if served && mayWake {
+			seg := obj.SegHeader(me)
+			atomic.AddUint32(&seg.Bell, 1)
+			shm.FutexWake(&seg.Bell, 1<<30)
+		}
+		if armed {
+			e.w.WaitEvent(100)
+		}
+	}
+}
+
+// ucxTransport reaches PEs on other nodes through one worker. Source and destination
+// buffers may be Go memory, which C must not keep: puts wait until the source may be
+// reused (a Quiet completes them at the target), gets complete before returning.
+type ucxTransport struct{ w *ucx.Worker }
+
+func (t *ucxTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
+	lockNet()
+	err := t.w.Put(pe, segOffset(dst), src, n, true)
+	unlockNet()
+	if err != nil {
+		netFail("put", pe, err)
+	}
+}
+
+func (t *ucxTransport) PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int) {
+	lockNet()
+	err := t.w.P(pe, segOffset(dst), v, size)
+	unlockNet()
+	if err != nil {
+		netFail("p", pe, err)
+	}
+}
+
+func (t *ucxTransport) GetValue(src unsafe.Pointer, size uintptr, pe int) uint64 {
+	lockNet()
+	v, err := t.w.G(pe, segOffset(src), size)
+	unlockNet()
+	if err != nil {
+		netFail("g", pe, err)
+	}
+	return v
+}
+
+func (t *ucxTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
+	lockNet()
+	err := t.w.Get(pe, segOffset(src), dst, n, true)
+	unlockNet()
+	if err != nil {
+		netFail("get", pe, err)
+	}
+}
+
+// PutStrided packs the source and sends one message when the destination is contiguous;
+// a strided destination needs one message per element (UCX's remote side is contiguous),
+// all started before one wait.
+func (t *ucxTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
+	lockNet()
+	err := t.w.PutStrided(pe, segOffset(dst), dstStride, src, srcStride, n, size)
+	unlockNet()
+	if err != nil {
+		netFail("iput", pe, err)
+	}
+}
+
+func (t *ucxTransport) GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
+	lockNet()
+	err := t.w.GetStrided(pe, segOffset(src), srcStride, dst, dstStride, n, size)
+	unlockNet()
+	if err != nil {
+		netFail("iget", pe, err)
+	}
+}
+
+func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
+	fetch := op&AMOPost == 0
+	op &^= AMOPost
+	lockNet()
+	defer unlockNet()
+	if size >= 4 {
+		old, err := t.w.AMO(pe, segOffset(p), uint8(op), size, v, cond, fetch)
+		if err != nil {
+			netFail("atomic", pe, err)
+		}
+		return old
+	}
+	// 1- and 2-byte words: compare-and-swap on the aligned 32-bit container, as on shared
+	// memory.
+	off := segOffset(p) &^ 3
+	shift := (uintptr(p) & 3) * 8
+	mask := uint32(uint64(1)<<(size*8)-1) << shift
+	w, err := t.w.AMO(pe, off, uint8(AMOFetch), 4, 0, 0, true)
+	for err == nil {
+		o := uint64((uint32(w) & mask) >> shift)
+		x := applyBitwise(op, o, v)
+		if op == AMOFetch {
+			return o
+		}
+		nw := uint32(x)<<shift&mask | uint32(w)&^mask
+		var got uint64
+		if got, err = t.w.AMO(pe, off, uint8(AMOCompareSwap), 4, uint64(nw), w, true); err == nil && got == w {
+			return o
+		}
+		w = got
+	}
+	netFail("atomic", pe, err)
+	return 0
+}
+
+func (t *ucxTransport) Quiet() {
+	lockNet()
+	err := t.w.Flush()
+	unlockNet()
+	if err != nil {
+		netFail("quiet", -1, err)
+	}
+}
+
+func (t *ucxTransport) Fence() {
+	lockNet()
+	err := t.w.Fence()
+	unlockNet()
+	if err != nil {
+		netFail("fence", -1, err)
+	}
+}
+
+// NetEngine names the multi-node engine built in.
+func NetEngine() string { return ucx.Compiled() }

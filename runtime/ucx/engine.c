@@ -1,0 +1,360 @@
+//go:build goshmem_ucx && cgo && linux
+
+#include "engine.h"
+#include <pmix.h>
+#include <ucp/api/ucp.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pmix_proc_t self;
+
+int gsx_pmix_init(uint32_t *rank, uint32_t *size, char *nspace, size_t nslen) {
+	pmix_status_t rc = PMIx_Init(&self, NULL, 0);
+	if (rc != PMIX_SUCCESS) return rc;
+	pmix_proc_t wild;
+	PMIX_LOAD_PROCID(&wild, self.nspace, PMIX_RANK_WILDCARD);
+	pmix_value_t *v;
+	if ((rc = PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v)) != PMIX_SUCCESS) return rc;
+	*size = v->data.uint32;
+	PMIX_VALUE_RELEASE(v);
+	*rank = self.rank;
+	snprintf(nspace, nslen, "%s", self.nspace);
+	return 0;
+}
+
+// gsx_pmix_local_peers writes the comma-separated ranks on this node (PMIX_LOCAL_PEERS).
+int gsx_pmix_local_peers(char *buf, size_t len) {
+	pmix_proc_t wild;
+	PMIX_LOAD_PROCID(&wild, self.nspace, PMIX_RANK_WILDCARD);
+	pmix_value_t *v;
+	pmix_status_t rc = PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &v);
+	if (rc != PMIX_SUCCESS) return rc;
+	if (v->type != PMIX_STRING || strlen(v->data.string) >= len) { PMIX_VALUE_RELEASE(v); return -1; }
+	snprintf(buf, len, "%s", v->data.string);
+	PMIX_VALUE_RELEASE(v);
+	return 0;
+}
+
+int gsx_pmix_put(const char *key, const void *p, size_t n) {
+	pmix_value_t val;
+	PMIX_VALUE_CONSTRUCT(&val);
+	val.type = PMIX_BYTE_OBJECT;
+	val.data.bo.bytes = (char *)p;
+	val.data.bo.size = n;
+	return PMIx_Put(PMIX_GLOBAL, key, &val);
+}
+
+int gsx_pmix_commit(void) { return PMIx_Commit(); }
+
+// gsx_pmix_get returns a malloc'ed copy of rank's value for key in *p (the caller frees it).
+int gsx_pmix_get(uint32_t rank, const char *key, void **p, size_t *n) {
+	pmix_proc_t proc;
+	PMIX_LOAD_PROCID(&proc, self.nspace, rank);
+	pmix_value_t *v;
+	pmix_status_t rc = PMIx_Get(&proc, key, NULL, 0, &v);
+	if (rc != PMIX_SUCCESS) return rc;
+	if (v->type != PMIX_BYTE_OBJECT) { PMIX_VALUE_RELEASE(v); return PMIX_ERR_TYPE_MISMATCH; }
+	*n = v->data.bo.size;
+	*p = malloc(*n ? *n : 1);
+	memcpy(*p, v->data.bo.bytes, *n);
+	PMIX_VALUE_RELEASE(v);
+	return 0;
+}
+
+int gsx_pmix_fence(void) {
+	pmix_info_t info;
+	bool collect = true;
+	PMIX_INFO_CONSTRUCT(&info);
+	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	pmix_status_t rc = PMIx_Fence(NULL, 0, &info, 1);
+	PMIX_INFO_DESTRUCT(&info);
+	return rc;
+}
+
+void gsx_pmix_abort(int status, const char *msg) { PMIx_Abort(status, msg, NULL, 0); }
+void gsx_pmix_finalize(void) { PMIx_Finalize(NULL, 0); }
+
+// UCX: one context, one registration of this PE's segment, workers (the default one and one
+// per communication context), each with an endpoint and an unpacked rkey per remote PE.
+
+static ucp_context_h ctx;
+static ucp_mem_h memh;
+
+struct gsx_worker {
+	ucp_worker_h w;
+	int efd;
+	int npes;
+	ucp_ep_h *ep;
+	ucp_rkey_h *rkey;
+	uint64_t *base;
+	uint64_t discard; // the reply of posted swaps nobody reads
+};
+
+int gsx_init(void *seg, size_t len, int wakeup) {
+	// AMOs from every PE of a job must be atomic with each other: node-local PEs use CPU
+	// atomics on the shared segment, so remote ones must too (a NIC's atomics are not
+	// coherent with the CPU's). The user's setting wins.
+	setenv("UCX_ATOMIC_MODE", "cpu", 0);
+	ucp_config_t *cfg;
+	ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
+	if (s != UCS_OK) return s;
+	ucp_params_t p;
+	memset(&p, 0, sizeof p);
+	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (wakeup ? UCP_FEATURE_WAKEUP : 0);
+	p.mt_workers_shared = 1;
+	s = ucp_init(&p, cfg, &ctx);
+	ucp_config_release(cfg);
+	if (s != UCS_OK) return s;
+	ucp_mem_map_params_t mp;
+	memset(&mp, 0, sizeof mp);
+	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+	mp.address = seg;
+	mp.length = len;
+	mp.flags = UCP_MEM_MAP_NONBLOCK; // do not pin the whole heap up front on RDMA hardware
+	return ucp_mem_map(ctx, &mp, &memh);
+}
+
+int gsx_rkey(void **p, size_t *n) {
+	void *rk;
+	ucs_status_t s = ucp_rkey_pack(ctx, memh, &rk, n);
+	if (s != UCS_OK) return s;
+	*p = malloc(*n);
+	memcpy(*p, rk, *n);
+	ucp_rkey_buffer_release(rk);
+	return 0;
+}
+
+int gsx_worker_new(gsx_worker **out, int npes, int wakeup) {
+	gsx_worker *w = calloc(1, sizeof *w);
+	w->npes = npes;
+	w->efd = -1;
+	w->ep = calloc(npes, sizeof *w->ep);
+	w->rkey = calloc(npes, sizeof *w->rkey);
+	w->base = calloc(npes, sizeof *w->base);
+	ucp_worker_params_t wp;
+	memset(&wp, 0, sizeof wp);
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; // goroutines take turns under the Go side's lock
+	ucs_status_t s = ucp_worker_create(ctx, &wp, &w->w);
+	if (s != UCS_OK) { free(w->ep); free(w->rkey); free(w->base); free(w); return s; }
+	if (wakeup && (s = ucp_worker_get_efd(w->w, &w->efd)) != UCS_OK) return s;
+	*out = w;
+	return 0;
+}
+
+int gsx_worker_address(gsx_worker *w, void **p, size_t *n) {
+	ucp_address_t *a;
+	ucs_status_t s = ucp_worker_get_address(w->w, &a, n);
+	if (s != UCS_OK) return s;
+	*p = malloc(*n);
+	memcpy(*p, a, *n);
+	ucp_worker_release_address(w->w, a);
+	return 0;
+}
+
+// The first PE whose endpoint failed (its process ended or its node went away), or -1.
+static volatile int failed_pe = -1;
+static volatile int failed_status;
+
+static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status) {
+	int pe = (int)(intptr_t)arg;
+	if (__atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE) < 0) {
+		failed_status = status;
+		__atomic_store_n(&failed_pe, pe, __ATOMIC_RELEASE);
+	}
+}
+
+int gsx_failed(int *status) {
+	int pe = __atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE);
+	*status = failed_status;
+	return pe;
+}
+
+int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base) {
+	ucp_ep_params_t ep;
+	memset(&ep, 0, sizeof ep);
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER; // a peer that ends is reported, not waited for
+	ep.err_handler.cb = ep_failed;
+	ep.err_handler.arg = (void *)(intptr_t)pe;
+	ucs_status_t s = ucp_ep_create(w->w, &ep, &w->ep[pe]);
+	if (s != UCS_OK) return s;
+	w->base[pe] = base;
+	return ucp_ep_rkey_unpack(w->ep[pe], rkey, &w->rkey[pe]);
+}
+
+static int yield_in_wait;
+
+// gsx_set_yield makes waits yield the CPU between idle polls (PEs share CPUs: the peer that
+// must answer may need this one).
+void gsx_set_yield(int y) { yield_in_wait = y; }
+
+// wait completes a request, progressing the worker.
+static int wait(gsx_worker *w, ucs_status_ptr_t r) {
+	if (r == NULL) return 0;
+	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+	ucs_status_t s;
+	do {
+		if (ucp_worker_progress(w->w) == 0 && yield_in_wait) sched_yield();
+		s = ucp_request_check_status(r);
+	} while (s == UCS_INPROGRESS);
+	ucp_request_free(r);
+	return s;
+}
+
+// release hands a request back without waiting: the next flush completes it.
+static int release(ucs_status_ptr_t r) {
+	if (r == NULL) return 0;
+	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
+	ucp_request_free(r);
+	return 0;
+}
+
+static const ucp_request_param_t noparam;
+
+// gsx_put starts a put; wait_local waits until src may be reused (the put's request), not
+// for the remote side (a flush does that).
+int gsx_put(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, int wait_local) {
+	ucs_status_ptr_t r = ucp_put_nbx(w->ep[pe], src, n, w->base[pe] + off, w->rkey[pe], &noparam);
+	return wait_local ? wait(w, r) : release(r);
+}
+
+int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int block) {
+	ucs_status_ptr_t r = ucp_get_nbx(w->ep[pe], dst, n, w->base[pe] + off, w->rkey[pe], &noparam);
+	return block ? wait(w, r) : release(r);
+}
+
+// gsx_amo: op is goshmem's AMO code (fetch, set, swap, cswap, fetch-add, and, or, xor).
+// Without fetch (and for ops UCX can post) the operation is only started; a flush completes it.
+gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int fetch) {
+	gsx_result res = {0, 0};
+	static const ucp_atomic_op_t ops[] = {UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_CSWAP,
+	                                      UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_AND, UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_XOR};
+	ucp_atomic_op_t o = ops[op];
+	uint64_t x = op == 0 ? 0 : (op == 3 ? cond : v);
+	uint32_t x32 = (uint32_t)x;
+	uint64_t reply = v; // cswap's new value travels in the reply buffer
+	uint32_t reply32 = (uint32_t)v;
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof p);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+	p.datatype = ucp_dt_make_contig(size);
+	// Without fetch, add and the bitwise ops are posted; a set (a swap: UCX has no plain
+	// atomic store) too, its reply going to a word nobody reads.
+	int post = !fetch && o != UCP_ATOMIC_OP_CSWAP;
+	if (post && o == UCP_ATOMIC_OP_SWAP) {
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		p.reply_buffer = &w->discard;
+	} else if (!post) {
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+		p.reply_buffer = size == 8 ? (void *)&reply : (void *)&reply32;
+	}
+	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
+	if (post) {
+		res.status = release(r);
+		return res;
+	}
+	res.status = wait(w, r);
+	res.old = size == 8 ? reply : reply32;
+	return res;
+}
+
+// gsx_g gets size bytes into a word (a scalar get).
+gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size) {
+	gsx_result res = {0, 0};
+	res.status = gsx_get(w, pe, off, &res.old, size, 1);
+	return res;
+}
+
+// gsx_p puts the size low bytes of v (a scalar put: no Go memory crosses into C).
+int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
+	return gsx_put(w, pe, off, &v, size, 1);
+}
+
+int gsx_flush(gsx_worker *w) { return wait(w, ucp_worker_flush_nbx(w->w, &noparam)); }
+int gsx_fence(gsx_worker *w) { return ucp_worker_fence(w->w); }
+int gsx_progress(gsx_worker *w) { return ucp_worker_progress(w->w); }
+int gsx_arm(gsx_worker *w) { return ucp_worker_arm(w->w); }
+int gsx_efd(gsx_worker *w) { return w->efd; }
+
+// gsx_wait_event sleeps until the worker has events (or timeout_ms); the caller armed it.
+int gsx_wait_event(gsx_worker *w, int timeout_ms) {
+	struct pollfd pfd = {.fd = w->efd, .events = POLLIN};
+	return poll(&pfd, 1, timeout_ms);
+}
+
+void gsx_worker_free(gsx_worker *w) {
+	gsx_flush(w);
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof p);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+	for (int pe = 0; pe < w->npes; pe++) {
+		if (w->rkey[pe]) ucp_rkey_destroy(w->rkey[pe]);
+		if (w->ep[pe]) wait(w, ucp_ep_close_nbx(w->ep[pe], &p));
+	}
+	ucp_worker_destroy(w->w);
+	free(w->ep); free(w->rkey); free(w->base); free(w);
+}
+
+void gsx_fini(void) {
+	ucp_mem_unmap(ctx, memh);
+	ucp_cleanup(ctx);
+}
+
+const char *gsx_status(int s) { return ucs_status_string((ucs_status_t)s); }
+const char *gsx_pmix_error(int s) { return PMIx_Error_string((pmix_status_t)s); }
+const char *gsx_version(void) { return ucp_get_version_string(); }
+
+char *gsx_ep_info(gsx_worker *w, int pe) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ucp_ep_print_info(w->ep[pe], f);
+	fclose(f);
+	return buf;
+}
+
+// gsx_iput puts n elements of size bytes, every src_stride bytes from src, to every
+// dst_stride bytes from off on PE pe. A contiguous destination takes one message (the
+// source packed first when strided); a strided one takes a message per element.
+int gsx_iput(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size) {
+	if (dst_stride == size) {
+		if (src_stride == size) return gsx_put(w, pe, off, src, n * size, 1);
+		char *buf = malloc(n * size);
+		if (buf == NULL) return UCS_ERR_NO_MEMORY;
+		for (size_t i = 0; i < n; i++) memcpy(buf + i * size, src + i * src_stride, size);
+		int s = gsx_put(w, pe, off, buf, n * size, 1);
+		free(buf);
+		return s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = gsx_put(w, pe, off + i * dst_stride, src + i * src_stride, size, 1);
+		if (s) return s;
+	}
+	return 0;
+}
+
+// gsx_iget is gsx_iput's mirror: a contiguous source takes one message (unpacked here), a
+// strided one a message per element, all completed by one flush.
+int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, size_t dst_stride, size_t n, size_t size) {
+	if (src_stride == size) {
+		if (dst_stride == size) return gsx_get(w, pe, off, dst, n * size, 1);
+		char *buf = malloc(n * size);
+		if (buf == NULL) return UCS_ERR_NO_MEMORY;
+		int s = gsx_get(w, pe, off, buf, n * size, 1);
+		for (size_t i = 0; s == 0 && i < n; i++) memcpy(dst + i * dst_stride, buf + i * size, size);
+		free(buf);
+		return s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int s = gsx_get(w, pe, off + i * src_stride, dst + i * dst_stride, size, 0);
+		if (s) return s;
+	}
+	return gsx_flush(w);
+}

@@ -1,0 +1,45 @@
+// The C half of package ucx: PMIx for the bootstrap, UCX UCP for the data. Kept small:
+// each function is one engine step with its completion loop, so a Go call costs one cgo
+// transition, not one per UCX call.
+#include <stddef.h>
+#include <stdint.h>
+
+// PMIx
+int gsx_pmix_init(uint32_t *rank, uint32_t *size, char *nspace, size_t nslen);
+int gsx_pmix_local_peers(char *buf, size_t len);
+int gsx_pmix_put(const char *key, const void *p, size_t n);
+int gsx_pmix_commit(void);
+int gsx_pmix_get(uint32_t rank, const char *key, void **p, size_t *n);
+int gsx_pmix_fence(void);
+void gsx_pmix_abort(int status, const char *msg);
+void gsx_pmix_finalize(void);
+
+// UCX
+typedef struct gsx_worker gsx_worker;
+int gsx_init(void *seg, size_t len, int wakeup);
+int gsx_rkey(void **p, size_t *n);
+int gsx_worker_new(gsx_worker **w, int npes, int wakeup);
+int gsx_worker_address(gsx_worker *w, void **p, size_t *n);
+int gsx_failed(int *status);
+int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base);
+int gsx_put(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, int wait_local);
+int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int wait);
+int gsx_iput(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size);
+int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, size_t dst_stride, size_t n, size_t size);
+typedef struct { uint64_t old; int status; } gsx_result;
+gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int fetch);
+gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size);
+int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size);
+void gsx_set_yield(int y);
+int gsx_flush(gsx_worker *w);
+int gsx_fence(gsx_worker *w);
+int gsx_progress(gsx_worker *w);
+int gsx_arm(gsx_worker *w);
+int gsx_efd(gsx_worker *w);
+int gsx_wait_event(gsx_worker *w, int timeout_ms);
+void gsx_worker_free(gsx_worker *w);
+void gsx_fini(void);
+const char *gsx_status(int s);
+const char *gsx_pmix_error(int s);
+const char *gsx_version(void);
+char *gsx_ep_info(gsx_worker *w, int pe);
