@@ -82,6 +82,9 @@ func NewCtx(who string, t *Team, options CtxOptions) (*Ctx, error) {
 	t.Check(who)
 	c := &Ctx{Options: options, Team: t, world: t == World || t.G == World.G}
 	c.direct = c.world && t == World
+	// Until the engine gives contexts their own transport, a context shares the default's,
+	// so its Quiet and Fence still complete its operations on other nodes.
+	c.remote = DefaultCtx.remote
 	if newRemoteCtx != nil && !allShm {
 		r, err := newRemoteCtx()
 		if err != nil {
