@@ -11,98 +11,110 @@ import (
 // Put copies src into the symmetric dst on PE pe (len(src) elements; dst must hold them).
 // It returns when src may be reused; the data is delivered when Put returns, and ordered
 // before later accesses by Quiet or Fence.
-func Put[T any](dst, src []T, pe int) { put("shmem.Put", dst, src, pe) }
+func Put[T any](dst, src []T, pe int) { put("shmem.Put", rt.DefaultCtx, dst, src, pe) }
 
 // PutNBI is the non-blocking Put. On shared memory it completes before returning.
-func PutNBI[T any](dst, src []T, pe int) { put("shmem.PutNBI", dst, src, pe) }
+func PutNBI[T any](dst, src []T, pe int) { put("shmem.PutNBI", rt.DefaultCtx, dst, src, pe) }
 
-func put[T any](who string, dst, src []T, pe int) {
+func put[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 	if len(dst) < len(src) {
 		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
 	}
-	rt.Put(who, sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), pe)
+	c.Put(who, sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), pe)
 }
 
 // Get copies the symmetric src on PE pe into dst (len(dst) elements; src must hold them).
-func Get[T any](dst, src []T, pe int) { get("shmem.Get", dst, src, pe) }
+func Get[T any](dst, src []T, pe int) { get("shmem.Get", rt.DefaultCtx, dst, src, pe) }
 
 // GetNBI is the non-blocking Get. On shared memory it completes before returning.
-func GetNBI[T any](dst, src []T, pe int) { get("shmem.GetNBI", dst, src, pe) }
+func GetNBI[T any](dst, src []T, pe int) { get("shmem.GetNBI", rt.DefaultCtx, dst, src, pe) }
 
-func get[T any](who string, dst, src []T, pe int) {
+func get[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 	if len(src) < len(dst) {
 		panic(fmt.Sprintf("%s: src has %d elements, dst %d", who, len(src), len(dst)))
 	}
-	rt.Get(who, sliceAddr(dst), sliceAddr(src), uintptr(len(dst))*sizeOf[T](), pe)
+	c.Get(who, sliceAddr(dst), sliceAddr(src), uintptr(len(dst))*sizeOf[T](), pe)
 }
 
 // P stores v into the symmetric *dst on PE pe.
-func P[T any](dst *T, v T, pe int) {
-	q := scalarTarget("shmem.P", dst, pe)
+func P[T any](dst *T, v T, pe int) { p("shmem.P", rt.DefaultCtx, dst, v, pe) }
+
+func p[T any](who string, c *rt.Ctx, dst *T, v T, pe int) {
+	q, w := scalarTarget(who, c, dst, pe)
 	if q == nil { // on another node
 		if n := unsafe.Sizeof(v); n <= 8 && n&(n-1) == 0 {
-			rt.TransportOf(pe).PutValue(unsafe.Pointer(dst), bits(v), n, pe)
+			c.TransportOf(w).PutValue(unsafe.Pointer(dst), bits(v), n, w)
 			return
 		}
-		putOff("shmem.P", dst, v, pe)
+		putOff(who, c, dst, v, pe)
 		return
 	}
 	*q = v
-	rt.Notify(pe)
+	rt.Notify(w)
 }
 
 // putOff puts v to a PE on another node through memory: v escapes to the heap here, not in
 // P, whose common case allocates nothing.
 //
 //go:noinline
-func putOff[T any](who string, dst *T, v T, pe int) {
-	rt.Put(who, unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
+func putOff[T any](who string, c *rt.Ctx, dst *T, v T, pe int) {
+	c.Put(who, unsafe.Pointer(dst), unsafe.Pointer(&v), unsafe.Sizeof(v), pe)
 }
 
 // getOff is G from a PE on another node through memory.
 //
 //go:noinline
-func getOff[T any](who string, src *T, pe int) T {
+func getOff[T any](who string, c *rt.Ctx, src *T, pe int) T {
 	var v T
-	rt.Get(who, unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
+	c.Get(who, unsafe.Pointer(&v), unsafe.Pointer(src), unsafe.Sizeof(v), pe)
 	return v
 }
 
 // G loads the symmetric *src on PE pe.
-func G[T any](src *T, pe int) T {
-	p := scalarTarget("shmem.G", src, pe)
+func G[T any](src *T, pe int) T { return g("shmem.G", rt.DefaultCtx, src, pe) }
+
+func g[T any](who string, c *rt.Ctx, src *T, pe int) T {
+	p, w := scalarTarget(who, c, src, pe)
 	if p == nil { // on another node
 		if n := unsafe.Sizeof(*src); n <= 8 && n&(n-1) == 0 {
-			return fromBits[T](rt.TransportOf(pe).GetValue(unsafe.Pointer(src), n, pe))
+			return fromBits[T](c.TransportOf(w).GetValue(unsafe.Pointer(src), n, w))
 		}
-		return getOff("shmem.G", src, pe)
+		return getOff(who, c, src, pe)
 	}
 	return *p
 }
 
-func scalarTarget[T any](who string, p *T, pe int) *T {
-	rt.Check(who)
-	rt.CheckPE(who, pe)
+// scalarTarget is PE pe's copy of *p (nil on another node), and pe's world number.
+func scalarTarget[T any](who string, c *rt.Ctx, p *T, pe int) (*T, int) {
+	pe = c.PE(who, pe)
 	if p == nil {
 		panic(who + ": nil pointer")
 	}
 	rt.CheckSym(who, "address", unsafe.Pointer(p), unsafe.Sizeof(*p))
 	if !rt.Local(pe) {
-		return nil
+		return nil, pe
 	}
-	return (*T)(rt.Remote(unsafe.Pointer(p), pe))
+	return (*T)(rt.Remote(unsafe.Pointer(p), pe)), pe
 }
 
 // IPut copies n elements, src[i*srcStride] to dst[i*dstStride] on PE pe (strides >= 1).
 func IPut[T any](dst, src []T, dstStride, srcStride, n, pe int) {
-	checkStridedLens("shmem.IPut", len(dst), len(src), dstStride, srcStride, n)
-	rt.IPut("shmem.IPut", sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
+	iput("shmem.IPut", rt.DefaultCtx, dst, src, dstStride, srcStride, n, pe)
+}
+
+func iput[T any](who string, c *rt.Ctx, dst, src []T, dstStride, srcStride, n, pe int) {
+	checkStridedLens(who, len(dst), len(src), dstStride, srcStride, n)
+	c.IPut(who, sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
 }
 
 // IGet copies n elements, src[i*srcStride] on PE pe to dst[i*dstStride] (strides >= 1).
 func IGet[T any](dst, src []T, dstStride, srcStride, n, pe int) {
-	checkStridedLens("shmem.IGet", len(dst), len(src), dstStride, srcStride, n)
-	rt.IGet("shmem.IGet", sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
+	iget("shmem.IGet", rt.DefaultCtx, dst, src, dstStride, srcStride, n, pe)
+}
+
+func iget[T any](who string, c *rt.Ctx, dst, src []T, dstStride, srcStride, n, pe int) {
+	checkStridedLens(who, len(dst), len(src), dstStride, srcStride, n)
+	c.IGet(who, sliceAddr(dst), sliceAddr(src), dstStride, srcStride, n, sizeOf[T](), pe)
 }
 
 func checkStridedLens(who string, ldst, lsrc, dstStride, srcStride, n int) {
@@ -130,23 +142,23 @@ const (
 // (SignalSet or SignalAdd) atomically, ordered after the data: a PE that sees the signal
 // sees the data.
 func PutSignal[T any](dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
-	putSignal("shmem.PutSignal", dst, src, sig, signal, op, pe)
+	putSignal("shmem.PutSignal", rt.DefaultCtx, dst, src, sig, signal, op, pe)
 }
 
 // PutSignalNBI is the non-blocking PutSignal; on shared memory it completes before
 // returning.
 func PutSignalNBI[T any](dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
-	putSignal("shmem.PutSignalNBI", dst, src, sig, signal, op, pe)
+	putSignal("shmem.PutSignalNBI", rt.DefaultCtx, dst, src, sig, signal, op, pe)
 }
 
-func putSignal[T any](who string, dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
+func putSignal[T any](who string, c *rt.Ctx, dst, src []T, sig *uint64, signal uint64, op SignalOp, pe int) {
 	if op != SignalSet && op != SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
 	if len(dst) < len(src) {
 		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
 	}
-	rt.PutSignal(who, "sig", sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), unsafe.Pointer(sig), signal, op == SignalAdd, pe)
+	c.PutSignal(who, "sig", sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), unsafe.Pointer(sig), signal, op == SignalAdd, pe)
 }
 
 // SignalFetch loads the local symmetric signal word atomically.

@@ -1,6 +1,8 @@
 package shmem
 
 import (
+	"fmt"
+
 	rt "github.com/goshmem/shmem/runtime"
 )
 
@@ -20,6 +22,26 @@ var TeamInvalid = Team{}
 // (on one node, the world). Both are valid after Init.
 func TeamWorld() Team  { rt.Check("shmem.TeamWorld"); return Team{rt.World} }
 func TeamShared() Team { rt.Check("shmem.TeamShared"); return Team{rt.Shared} }
+
+// TeamNode is every PE on this PE's node (OpenSHMEM 1.6's SHMEM_TEAM_NODE): on one node,
+// TeamShared.
+func TeamNode() Team { rt.Check("shmem.TeamNode"); return Team{rt.Shared} }
+
+// TeamPtr is a direct pointer to the copy of the symmetric object *p on PE pe of team t
+// (OpenSHMEM 1.6's shmem_team_ptr), or nil when that PE's memory is not reachable by loads
+// and stores or t is TeamInvalid.
+func TeamPtr[T any](t Team, p *T, pe int) *T {
+	const who = "shmem.TeamPtr"
+	rt.Check(who)
+	if t.t == nil {
+		return nil
+	}
+	t.t.Check(who)
+	if pe < 0 || pe >= t.t.G.Size {
+		panic(fmt.Sprintf("%s: PE %d out of range [0,%d) of the team", who, pe, t.t.G.Size))
+	}
+	return Ptr(p, t.t.G.PE(pe))
+}
 
 // Valid reports whether t is a team this PE belongs to.
 func (t Team) Valid() bool { return t.t != nil }

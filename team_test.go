@@ -120,3 +120,38 @@ func TestTeamSlotsExhausted(t *testing.T) {
 	wantPanic(t, "predefined teams cannot be destroyed", func() { w.Destroy() })
 	wantPanic(t, "invalid team", func() { shmem.TeamInvalid.Sync() })
 }
+
+// A negative stride (OpenSHMEM 1.6): the world in reverse order, numbered n-1-me, with a
+// broadcast from its PE 0 (world PE n-1) and a reduction over it.
+func TestSplitNegativeStride(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		rev, err := shmem.TeamWorld().SplitStrided(n-1, -1, n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rev.MyPE() != n-1-me || rev.TranslatePE(0, shmem.TeamWorld()) != n-1 {
+			t.Fatalf("reverse team: my number %d, its PE 0 is world PE %d", rev.MyPE(), rev.TranslatePE(0, shmem.TeamWorld()))
+		}
+		src := mustAlloc[int64](t, 2)
+		dst := mustAlloc[int64](t, 2)
+		src[0], src[1] = int64(me), int64(me*me)
+		if err := shmem.Broadcast(rev, dst, src, 0); err != nil {
+			t.Fatal(err)
+		}
+		if dst[0] != int64(n-1) || dst[1] != int64((n-1)*(n-1)) {
+			t.Fatalf("broadcast from the reverse team's PE 0: %v", dst)
+		}
+		if err := shmem.SumReduce(rev, dst, src); err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(n * (n - 1) / 2); dst[0] != want {
+			t.Fatalf("sum over the reverse team %d, want %d", dst[0], want)
+		}
+		if n > 1 {
+			if _, err := shmem.TeamWorld().SplitStrided(0, -1, 2, nil); err == nil {
+				t.Fatal("a split reaching PE -1 succeeded")
+			}
+		}
+		rev.Destroy()
+	})
+}

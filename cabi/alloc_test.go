@@ -47,6 +47,7 @@ func entryPoints(t testing.TB) []struct {
 	initInProcess(t)
 	h, src, idx := inProcess.heap, inProcess.src, unsafe.Pointer(&inProcess.index[0])
 	sig := unsafe.Add(h, 2048)
+	dc := defaultCtx()
 	var (
 		put, get, iput, p        = routine(t, "shmem_putmem"), routine(t, "shmem_getmem"), routine(t, "shmem_long_iput"), routine(t, "shmem_long_p")
 		fadd, cswap, fetch       = routine(t, "shmem_long_atomic_fetch_add"), routine(t, "shmem_int_atomic_compare_swap"), routine(t, "shmem_double_atomic_fetch")
@@ -59,13 +60,13 @@ func entryPoints(t testing.TB) []struct {
 		name string
 		call func()
 	}{
-		{"shmem_putmem 8 B", func() { goshmem_put(put, h, src, 8, 0) }},
-		{"shmem_getmem 8 B", func() { goshmem_get(get, src, h, 8, 0) }},
-		{"shmem_long_iput", func() { goshmem_iput(iput, h, src, 2, 1, 4, 8, 0) }},
-		{"shmem_long_p", func() { goshmem_put(p, h, src, 8, 0) }},
-		{"shmem_long_atomic_fetch_add", func() { goshmem_amo64(fadd, amoFetchAdd, h, 1, 0, 0) }},
-		{"shmem_int_atomic_compare_swap", func() { goshmem_amo32(cswap, amoCompareSwap, h, 1, 0, 0) }},
-		{"shmem_double_atomic_fetch", func() { goshmem_amo64(fetch, amoFetch, h, 0, 0, 0) }},
+		{"shmem_putmem 8 B", func() { goshmem_put(put, dc, h, src, 8, 0) }},
+		{"shmem_getmem 8 B", func() { goshmem_get(get, dc, src, h, 8, 0) }},
+		{"shmem_long_iput", func() { goshmem_iput(iput, dc, h, src, 2, 1, 4, 8, 0) }},
+		{"shmem_long_p", func() { goshmem_put(p, dc, h, src, 8, 0) }},
+		{"shmem_long_atomic_fetch_add", func() { goshmem_amo64(fadd, dc, amoFetchAdd, h, 1, 0, 0) }},
+		{"shmem_int_atomic_compare_swap", func() { goshmem_amo32(cswap, dc, amoCompareSwap, h, 1, 0, 0) }},
+		{"shmem_double_atomic_fetch", func() { goshmem_amo64(fetch, dc, amoFetch, h, 0, 0, 0) }},
 		{"shmem_long_wait_until", func() { goshmem_wait_until(wait, tiInt64, unsafe.Add(h, 64), int32(shmem.CmpEQ), 0) }},
 		{"shmem_int_test", func() { goshmem_test(test, tiInt32, unsafe.Add(h, 64), int32(shmem.CmpNE), 0) }},
 		{"shmem_long_test_some", func() {
@@ -74,9 +75,9 @@ func entryPoints(t testing.TB) []struct {
 		{"shmem_long_wait_until_all", func() {
 			goshmem_all(all, tiInt64, 1, unsafe.Add(h, 64), 16, nil, int32(shmem.CmpGE), 0, nil, 0)
 		}},
-		{"shmem_putmem_signal", func() { goshmem_put_signal(putSig, h, src, 8, sig, 1, int32(shmem.SignalAdd), 0) }},
+		{"shmem_putmem_signal", func() { goshmem_put_signal(putSig, dc, h, src, 8, sig, 1, int32(shmem.SignalAdd), 0) }},
 		{"shmem_signal_fetch", func() { goshmem_signal_fetch(sigFetch, sig) }},
-		{"shmem_quiet", func() { goshmem_quiet(quiet) }},
+		{"shmem_quiet", func() { goshmem_quiet(quiet, dc) }},
 		{"shmem_pe_accessible", func() { goshmem_pe_accessible(accessible, 0) }},
 		{"shmem_barrier_all", func() { goshmem_barrier_all(barrier) }},
 		{"shmem_ptr", func() { goshmem_ptr(ptr, h, 0) }},

@@ -52,15 +52,23 @@ func amoOp(who string, op int32) rt.AMOOp {
 }
 
 //export goshmem_amo32
-func goshmem_amo32(r, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
+func goshmem_amo32(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, value, cond uint32, pe int32) uint32 {
 	defer catch(r)
 	who := name(r)
-	return uint32(rt.AMO(who, amoOp(who, op), 4, symCheck(who, "dest", dest, 4), uint64(value), uint64(cond), int(pe)))
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return 0
+	}
+	return uint32(c.AMO(who, amoOp(who, op), 4, symCheck(who, "dest", dest, 4), uint64(value), uint64(cond), int(pe)))
 }
 
 //export goshmem_amo64
-func goshmem_amo64(r, op int32, dest unsafe.Pointer, value, cond uint64, pe int32) uint64 {
+func goshmem_amo64(r int32, ctx unsafe.Pointer, op int32, dest unsafe.Pointer, value, cond uint64, pe int32) uint64 {
 	defer catch(r)
 	who := name(r)
-	return rt.AMO(who, amoOp(who, op), 8, symCheck(who, "dest", dest, 8), value, cond, int(pe))
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return 0
+	}
+	return c.AMO(who, amoOp(who, op), 8, symCheck(who, "dest", dest, 8), value, cond, int(pe))
 }

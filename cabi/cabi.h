@@ -17,6 +17,11 @@
 #define GOSHMEM_AMO_FETCH_OR 6
 #define GOSHMEM_AMO_FETCH_XOR 7
 
+/* Operations of goshmem_lock (lock.go). */
+#define GOSHMEM_LOCK_SET 0
+#define GOSHMEM_LOCK_TEST 1
+#define GOSHMEM_LOCK_CLEAR 2
+
 /* What the C fast path (fastpath.h) knows of the job: written once by the Go part at
  * shmem_init (fastpath.go, from rt.CABI), read-only until shmem_finalize zeroes it again.
  * All zero outside that span: every check of the fast path then fails and the call goes to
@@ -37,6 +42,18 @@ struct goshmem_fastpath {
 
 extern struct goshmem_fastpath goshmem_fp __attribute__((visibility("hidden")));
 
+/* A communication context as C sees it (shmem_ctx_t points to one): its team's PEs in the
+ * world, start + i*stride for i < size, and the Go side's number for it (0: the default
+ * context, goshmem_ctx_default, fastpath.c, whose PE numbers are the world's as they are). Written by the Go part at creation; live is 0 after
+ * shmem_ctx_destroy, so every later call goes to Go, which reports it. Not hidden: a program
+ * linked without -fPIC copies goshmem_ctx_default into its own data, and SHMEM_CTX_DEFAULT
+ * is that copy's address in the library too. */
+struct goshmem_ctx {
+	int start, stride, size;
+	int live;
+	uintptr_t id;
+};
+
 /* The executable's writable data segment and the part of it that can move into the
  * symmetric heap (see static.go). */
 struct goshmem_segment {
@@ -47,6 +64,9 @@ struct goshmem_segment {
 
 void goshmem_data_segment(struct goshmem_segment *seg);
 int goshmem_data_move(uintptr_t lo, uintptr_t size, void *twin, int fd, long off);
+
+/* Registers implicit finalization at exit (finalize.c); shmem_init calls it. */
+void goshmem_implicit_finalize(void);
 
 /* long double reductions, in C (longdouble.c). A combiner sets acc[i] = acc[i] op in[i];
  * zshmem.c generates one per operation from gen/tables.Ops. */

@@ -236,6 +236,11 @@ func TestErrors(t *testing.T) {
 		{"amo-after-finalize", 2, `^panic: shmem_long_atomic_inc: called after shmem_finalize$`, nil},
 		{"fence-after-finalize", 2, `^panic: shmem_fence: called after shmem_finalize$`, nil},
 		{"ptr-after-finalize", 2, `^panic: shmem_ptr: called after shmem_finalize$`, nil},
+		{"ctx-destroyed", 2, `^panic: shmem_ctx_long_p: context was destroyed$`, nil},
+		{"ctx-team-pe", 2, `^panic: shmem_ctx_long_atomic_add: PE 1 out of range \[0,1\) of the context's team$`, nil},
+		{"ctx-default-destroy", 2, `^panic: shmem_ctx_destroy: the default context cannot be destroyed$`, nil},
+		{"to-all-outside", 0, `^libgoshmem: shmem_int_sum_to_all: PE 1 is not in the active set \(start 0, log stride 0, size 1\): nothing done, as Open MPI's OSHMEM does$`, []string{"SHMEM_DEBUG=1"}},
+		{"lock-stack", 2, `^panic: shmem_set_lock: lock \(address 0x[0-9a-f]+\) is not symmetric`, nil},
 		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -308,5 +313,74 @@ func TestHeaderDialects(t *testing.T) {
 		if b, err := cmd.CombinedOutput(); err != nil || len(b) > 0 {
 			t.Errorf("%s: %v\n%s", strings.Join(args, " "), err, b)
 		}
+	}
+}
+
+// Communication contexts: every context routine of every type against a serial model on a
+// team context (zctx.c), the C11 selections with and without a context, SHMEM_CTX_INVALID,
+// the management routines; at 1 to 8 PEs, and with waits that spin.
+func TestContexts(t *testing.T) {
+	exe := compile(t, "ctx", "testdata/ctx.c", "-Werror")
+	for _, n := range []int{1, 2, 3, 4, 8} {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
+			if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, "ctx: ok") {
+				t.Fatal(j)
+			}
+		})
+	}
+	t.Run("spin", func(t *testing.T) {
+		if j := runEnv(t, []string{"GOSHMEM_WAIT=spin"}, exe, 2); j.status != 0 {
+			t.Fatal(j)
+		}
+	})
+}
+
+// Implicit finalization: a program that returns from main after shmem_init without
+// shmem_finalize ends normally; one that calls exit with a failure status fails, without
+// waiting in a finalizing barrier.
+func TestImplicitFinalize(t *testing.T) {
+	exe := compile(t, "nofinalize", "testdata/nofinalize.c", "-Werror")
+	for _, n := range []int{1, 4} {
+		if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("counted %d", n)) {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
+	}
+	if j := run(t, exe, 3, "3"); j.status != 3 {
+		t.Fatalf("exit(3): %v", j)
+	}
+}
+
+// The headers with g++: the profiling header too, and a C++ program using contexts and
+// locks (compiled only).
+func TestCxxContexts(t *testing.T) {
+	if _, err := exec.LookPath("g++"); err != nil {
+		t.Skip("no g++")
+	}
+	src := filepath.Join(work.dir, "ctx.cc")
+	prog := `#include <pshmem.h>
+#include <shmem.h>
+int main() {
+	shmem_init();
+	shmem_ctx_t ctx;
+	long *x = (long *)shmem_calloc(1, sizeof(long));
+	if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) return 1;
+	shmem_ctx_long_atomic_inc(ctx, x, 0);
+	shmem_ctx_quiet(ctx);
+	shmem_ctx_destroy(ctx);
+	long *lock = (long *)shmem_calloc(1, sizeof(long));
+	shmem_set_lock(lock);
+	shmem_clear_lock(lock);
+	shmem_barrier_all();
+	int ok = shmem_my_pe() != 0 || *x == shmem_n_pes();
+	shmem_finalize();
+	return ok ? 0 : 1;
+}
+`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
 	}
 }

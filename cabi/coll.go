@@ -100,10 +100,10 @@ func collectArgs(who string, dest, source unsafe.Pointer, nbytes uintptr, npes i
 	if fixed {
 		room = rt.Bytes(who, "dest", count(who, nbytes), uintptr(npes))
 		d = symCheck(who, "dest", dest, room)
-	} else {
+	} else if dest != nil || nbytes != 0 {
 		d = symCheck(who, "dest", dest, 1)
 		room = rt.HeapSize() - rt.Offset(d)
-	}
+	} // else a NULL dest for an empty contribution: room 0, enough only if every PE's is empty
 	// Without dest's size, a collect's overlap check is only that dest is not source.
 	if nbytes > 0 && (d == s || fixed && uintptr(d) < uintptr(s)+nbytes && uintptr(s) < uintptr(d)+room) {
 		panic(fmt.Sprintf("%s: dest and source overlap", who))

@@ -94,6 +94,19 @@ GOSHMEM_INLINE void *goshmem_fp_remote(const void *p, size_t n, int pe)
 	return (void *)(a + (intptr_t)(pe - goshmem_fp.me) * goshmem_fp.seg_size);
 }
 
+/* goshmem_fp_pe is the world number of PE pe of ctx's team, or -1, which fails every later
+ * check, so the call goes to Go, which reports why (a PE outside the team, a destroyed
+ * context). The default context's routines pass SHMEM_CTX_DEFAULT, a constant address: the
+ * test folds away there. A null ctx (SHMEM_CTX_INVALID) never comes here. */
+GOSHMEM_INLINE int goshmem_fp_pe(shmem_ctx_t ctx, int pe)
+{
+	if (ctx == SHMEM_CTX_DEFAULT)
+		return pe;
+	if ((unsigned)pe >= (unsigned)ctx->size || !ctx->live)
+		return -1;
+	return ctx->start + pe * ctx->stride;
+}
+
 /* goshmem_fp_target is goshmem_fp_remote for an atomic's size-byte target, NULL unless it
  * is naturally aligned (the twin of a static variable is aligned as the variable is). */
 GOSHMEM_INLINE void *goshmem_fp_target(const void *p, size_t size, int pe)
@@ -157,37 +170,47 @@ GOSHMEM_INLINE size_t goshmem_nbytes(int r, size_t nelems, size_t size)
 	return b;
 }
 
-GOSHMEM_INLINE void goshmem_fast_put(int r, void *dest, const void *source, size_t n, int pe)
+/* Every routine of a context does nothing on SHMEM_CTX_INVALID (OpenSHMEM 1.5); the
+ * default context's routines pass SHMEM_CTX_DEFAULT, where the test folds away. */
+GOSHMEM_INLINE void goshmem_fast_put(int r, shmem_ctx_t ctx, void *dest, const void *source, size_t n, int pe)
 {
-	void *d = goshmem_fp_remote(dest, n, pe);
+	if (!ctx)
+		return;
+	int w = goshmem_fp_pe(ctx, pe);
+	void *d = goshmem_fp_remote(dest, n, w);
 	if (d && (source || n == 0)) {
 		if (n) {
 			goshmem_copy(d, source, n);
-			goshmem_fp_notify(r, pe);
+			goshmem_fp_notify(r, w);
 		}
 		return;
 	}
-	goshmem_put(r, dest, (void *)source, n, pe);
+	goshmem_put(r, ctx, dest, (void *)source, n, pe);
 }
 
-GOSHMEM_INLINE void goshmem_fast_get(int r, void *dest, const void *source, size_t n, int pe)
+GOSHMEM_INLINE void goshmem_fast_get(int r, shmem_ctx_t ctx, void *dest, const void *source, size_t n, int pe)
 {
-	const void *s = goshmem_fp_remote(source, n, pe);
+	if (!ctx)
+		return;
+	const void *s = goshmem_fp_remote(source, n, goshmem_fp_pe(ctx, pe));
 	if (s && (dest || n == 0)) {
 		if (n)
 			goshmem_copy(dest, s, n);
 		return;
 	}
-	goshmem_get(r, dest, (void *)source, n, pe);
+	goshmem_get(r, ctx, dest, (void *)source, n, pe);
 }
 
 /* put_signal: the data, then the signal atomically; a PE that sees the signal sees the
  * data (the atomic is a full barrier on amd64 and a release on arm64). */
-GOSHMEM_INLINE void goshmem_fast_put_signal(int r, void *dest, const void *source, size_t n, uint64_t *sig_addr,
-					   uint64_t signal, int sig_op, int pe)
+GOSHMEM_INLINE void goshmem_fast_put_signal(int r, shmem_ctx_t ctx, void *dest, const void *source, size_t n,
+					   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	void *d = goshmem_fp_remote(dest, n, pe);
-	uint64_t *sig = goshmem_fp_target(sig_addr, sizeof *sig, pe);
+	if (!ctx)
+		return;
+	int w = goshmem_fp_pe(ctx, pe);
+	void *d = goshmem_fp_remote(dest, n, w);
+	uint64_t *sig = goshmem_fp_target(sig_addr, sizeof *sig, w);
 	if (d && sig && (source || n == 0) && (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD)) {
 		if (n)
 			goshmem_copy(d, source, n);
@@ -195,10 +218,10 @@ GOSHMEM_INLINE void goshmem_fast_put_signal(int r, void *dest, const void *sourc
 			__atomic_store_n(sig, signal, GOSHMEM_SC);
 		else
 			__atomic_fetch_add(sig, signal, GOSHMEM_SC);
-		goshmem_fp_notify_atomic(r, pe);
+		goshmem_fp_notify_atomic(r, w);
 		return;
 	}
-	goshmem_put_signal(r, dest, (void *)source, n, sig_addr, signal, sig_op, pe);
+	goshmem_put_signal(r, ctx, dest, (void *)source, n, sig_addr, signal, sig_op, pe);
 }
 
 GOSHMEM_INLINE uint64_t goshmem_fast_signal_fetch(int r, const uint64_t *sig_addr)
@@ -209,16 +232,34 @@ GOSHMEM_INLINE uint64_t goshmem_fast_signal_fetch(int r, const uint64_t *sig_add
 	return goshmem_signal_fetch(r, (void *)sig_addr);
 }
 
+/* The atomics' call into Go, out of line with six arguments (op, a constant 0..7 at every
+ * generated call, packed with the routine number): seven would make every fast path set up a
+ * stack frame for the rare call's stack argument. */
+#define GOSHMEM_SLOW_AMO(B)                                                                      \
+	static __attribute__((noinline, cold)) uint##B##_t goshmem_slow_amo##B(                       \
+		int r_op, shmem_ctx_t ctx, void *dest, uint##B##_t value, uint##B##_t cond, int pe)     \
+	{                                                                                            \
+		return goshmem_amo##B(r_op >> 3, ctx, r_op & 7, dest, value, cond, pe);             \
+	}
+GOSHMEM_SLOW_AMO(32)
+GOSHMEM_SLOW_AMO(64)
+#undef GOSHMEM_SLOW_AMO
+
 /* The atomics by size, as amo.go's goshmem_amo32 and goshmem_amo64: op is a constant
  * GOSHMEM_AMO_* at every call, so each inlined call is one operation. A compare-and-swap
  * that changes nothing and a fetch wake nobody. */
 #define GOSHMEM_FAST_AMO(B)                                                                          \
-	GOSHMEM_INLINE uint##B##_t goshmem_fast_amo##B(int r, int op, void *dest, uint##B##_t value,  \
-						       uint##B##_t cond, int pe)                     \
+	GOSHMEM_INLINE uint##B##_t goshmem_fast_amo##B(int r, shmem_ctx_t ctx, int op, void *dest,   \
+						       uint##B##_t value, uint##B##_t cond, int pe)  \
 	{                                                                                            \
-		uint##B##_t *p = goshmem_fp_target(dest, sizeof *p, pe), old = 0;                    \
+		if (!ctx)                                                                            \
+			return 0;                                                                    \
+		int w = goshmem_fp_pe(ctx, pe);                                                      \
+		uint##B##_t *p = goshmem_fp_target(dest, sizeof *p, w), old = 0;                     \
+		if (!p && (unsigned)op < 8)                                                          \
+			return goshmem_slow_amo##B(r << 3 | op, ctx, dest, value, cond, pe);         \
 		if (!p)                                                                              \
-			return goshmem_amo##B(r, op, dest, value, cond, pe);                         \
+			return goshmem_amo##B(r, ctx, op, dest, value, cond, pe);                    \
 		switch (op) {                                                                        \
 		case GOSHMEM_AMO_FETCH:                                                              \
 			return __atomic_load_n(p, GOSHMEM_SC);                                       \
@@ -246,9 +287,9 @@ GOSHMEM_INLINE uint64_t goshmem_fast_signal_fetch(int r, const uint64_t *sig_add
 			old = __atomic_fetch_xor(p, value, GOSHMEM_SC);                              \
 			break;                                                                       \
 		default: /* not an operation: Go reports it */                                       \
-			return goshmem_amo##B(r, op, dest, value, cond, pe);                         \
+			return goshmem_amo##B(r, ctx, op, dest, value, cond, pe);                    \
 		}                                                                                    \
-		goshmem_fp_notify_atomic(r, pe);                                                     \
+		goshmem_fp_notify_atomic(r, w);                                                      \
 		return old;                                                                          \
 	}
 GOSHMEM_FAST_AMO(32)
@@ -257,20 +298,26 @@ GOSHMEM_FAST_AMO(64)
 
 /* quiet and fence: on shared memory every put is complete when it returns; what remains is
  * the order in which other CPUs see them. */
-GOSHMEM_INLINE void goshmem_fast_quiet(int r)
+GOSHMEM_INLINE int goshmem_fp_ctx_live(shmem_ctx_t ctx) { return ctx == SHMEM_CTX_DEFAULT || ctx->live; }
+
+GOSHMEM_INLINE void goshmem_fast_quiet(int r, shmem_ctx_t ctx)
 {
-	if (goshmem_fp.direct)
+	if (!ctx)
+		return;
+	if (goshmem_fp.direct && goshmem_fp_ctx_live(ctx))
 		goshmem_fence_full();
 	else
-		goshmem_quiet(r);
+		goshmem_quiet(r, ctx);
 }
 
-GOSHMEM_INLINE void goshmem_fast_fence(int r)
+GOSHMEM_INLINE void goshmem_fast_fence(int r, shmem_ctx_t ctx)
 {
-	if (goshmem_fp.direct)
+	if (!ctx)
+		return;
+	if (goshmem_fp.direct && goshmem_fp_ctx_live(ctx))
 		goshmem_fence_store();
 	else
-		goshmem_fence(r);
+		goshmem_fence(r, ctx);
 }
 
 /* shmem_ptr: my own copy is the address itself (a static variable's, not its twin's);

@@ -56,7 +56,7 @@ static void ld_reduce(const struct ld_group *g, goshmem_ld_combiner op, long dou
 		if (!in) {
 			if (!far)
 				far = ld_alloc(g->r, bytes);
-			goshmem_get(g->r, far, (void *)source, bytes, g->pe[j]);
+			goshmem_get(g->r, SHMEM_CTX_DEFAULT, far, (void *)source, bytes, g->pe[j]);
 			in = far;
 		}
 		if (j == 0)
@@ -77,10 +77,10 @@ void goshmem_ld_to_all(int r, goshmem_ld_combiner op, long double *dest, const l
 		       int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk,
 		       long *pSync)
 {
-	goshmem_check_to_all(r, dest, (void *)source, nreduce, sizeof(long double), PE_start,
-			     logPE_stride, PE_size, pWrk, pSync);
-	if (nreduce == 0)
-		return;
+	if (goshmem_check_to_all(r, dest, (void *)source, nreduce, sizeof(long double), PE_start,
+				 logPE_stride, PE_size, pWrk, pSync) ||
+	    nreduce == 0)
+		return; /* not in the active set (nothing, as Open MPI's OSHMEM), or nothing to do */
 	int *pe = ld_alloc(r, (size_t)PE_size * sizeof *pe);
 	for (int j = 0; j < PE_size; j++)
 		pe[j] = PE_start + (j << logPE_stride);

@@ -72,6 +72,9 @@ func toAllArgs(who string, dest, source unsafe.Pointer, nreduce int32, size uint
 func goshmem_to_all(r, op, ti int32, dest, source unsafe.Pointer, nreduce, start, logStride, size int32, pWrk, pSync unsafe.Pointer) {
 	defer catch(r)
 	who := name(r)
+	if outsideSet(who, start, logStride, size) {
+		return
+	}
 	f := reduceType(who, ti)
 	g, me, ps, d, s := toAllArgs(who, dest, source, nreduce, f.size, start, logStride, size, pWrk, pSync)
 	f.set(who, kernels.Op(op), g, me, ps, d, s, int(nreduce))
@@ -94,9 +97,29 @@ func goshmem_reduce(r, op, ti int32, team uintptr, dest, source unsafe.Pointer, 
 // longdouble.c, which then reduces in C.
 //
 //export goshmem_check_to_all
-func goshmem_check_to_all(r int32, dest, source unsafe.Pointer, nreduce int32, size uintptr, start, logStride, setSize int32, pWrk, pSync unsafe.Pointer) {
+func goshmem_check_to_all(r int32, dest, source unsafe.Pointer, nreduce int32, size uintptr, start, logStride, setSize int32, pWrk, pSync unsafe.Pointer) int32 {
 	defer catch(r)
-	toAllArgs(name(r), dest, source, nreduce, size, start, logStride, setSize, pWrk, pSync)
+	who := name(r)
+	if outsideSet(who, start, logStride, setSize) {
+		return 1
+	}
+	toAllArgs(who, dest, source, nreduce, size, start, logStride, setSize, pWrk, pSync)
+	return 0
+}
+
+// outsideSet reports whether this PE calls an active-set reduction of a set it is not in:
+// the specification leaves that undefined, Open MPI's OSHMEM returns without touching
+// anything, and programs written against it (a vendor's verification suite) rely on that,
+// so the reduction does nothing here too, and says so under SHMEM_DEBUG.
+func outsideSet(who string, start, logStride, size int32) bool {
+	rt.Check(who)
+	if _, i := rt.ActiveSetGroup(who, int(start), int(logStride), int(size)); i >= 0 {
+		return false
+	}
+	if rt.Debug() {
+		warn(fmt.Errorf("%s: PE %d is not in the active set (start %d, log stride %d, size %d): nothing done, as Open MPI's OSHMEM does", who, rt.MyPE(), start, logStride, size))
+	}
+	return true
 }
 
 // goshmem_check_reduce checks a long double team reduction's arguments for longdouble.c

@@ -18,45 +18,90 @@ import (
 // one of these. On shared memory the non-blocking forms complete before returning too.
 
 //export goshmem_put
-func goshmem_put(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
+func goshmem_put(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
 	d := symCheck(who, "dest", dest, nbytes)
 	local(who, "source", source, nbytes)
-	rt.Put(who, d, source, nbytes, int(pe))
+	c.Put(who, d, source, nbytes, int(pe))
 }
 
 //export goshmem_get
-func goshmem_get(r int32, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
+func goshmem_get(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
 	s := symCheck(who, "source", source, nbytes)
 	local(who, "dest", dest, nbytes)
-	rt.Get(who, dest, s, nbytes, int(pe))
+	c.Get(who, dest, s, nbytes, int(pe))
 }
 
 // goshmem_iput copies nelems elements of size bytes, source[i*sst] to dest[i*dst] on pe.
 //
 //export goshmem_iput
-func goshmem_iput(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
+func goshmem_iput(r int32, ctx, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
 	n := count(who, nelems)
 	rt.CheckStrided(who, stride(who, "dst", dst), stride(who, "sst", sst), n)
 	d := symCheck(who, "dest", dest, rt.StridedBytes(who, "dest", n, int(dst), size))
 	local(who, "source", source, rt.StridedBytes(who, "source", n, int(sst), size))
-	rt.IPut(who, d, source, int(dst), int(sst), n, size, int(pe))
+	c.IPut(who, d, source, int(dst), int(sst), n, size, int(pe))
 }
 
 //export goshmem_iget
-func goshmem_iget(r int32, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
+func goshmem_iget(r int32, ctx, dest, source unsafe.Pointer, dst, sst int64, nelems, size uintptr, pe int32) {
 	defer catch(r)
 	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
 	n := count(who, nelems)
 	rt.CheckStrided(who, stride(who, "dst", dst), stride(who, "sst", sst), n)
 	s := symCheck(who, "source", source, rt.StridedBytes(who, "source", n, int(sst), size))
 	local(who, "dest", dest, rt.StridedBytes(who, "dest", n, int(dst), size))
-	rt.IGet(who, dest, s, int(dst), int(sst), n, size, int(pe))
+	c.IGet(who, dest, s, int(dst), int(sst), n, size, int(pe))
+}
+
+// goshmem_ibput copies nblocks blocks of bsize elements of size bytes, block i from
+// source + i*sst elements to dest + i*dst elements on pe (OpenSHMEM 1.6).
+//
+//export goshmem_ibput
+func goshmem_ibput(r int32, ctx, dest, source unsafe.Pointer, dst, sst int64, bsize, nblocks, size uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
+	d := symCheck(who, "dest", dest, rt.CheckBlocks(who, "dst", int(dst), bsize, nblocks, size))
+	local(who, "source", source, rt.CheckBlocks(who, "sst", int(sst), bsize, nblocks, size))
+	c.IBPut(who, d, source, int(dst), int(sst), bsize, nblocks, size, int(pe))
+}
+
+//export goshmem_ibget
+func goshmem_ibget(r int32, ctx, dest, source unsafe.Pointer, dst, sst int64, bsize, nblocks, size uintptr, pe int32) {
+	defer catch(r)
+	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
+	s := symCheck(who, "source", source, rt.CheckBlocks(who, "sst", int(sst), bsize, nblocks, size))
+	local(who, "dest", dest, rt.CheckBlocks(who, "dst", int(dst), bsize, nblocks, size))
+	c.IBGet(who, dest, s, int(dst), int(sst), bsize, nblocks, size, int(pe))
 }
 
 // local checks a local buffer argument: only that it is there.
@@ -96,15 +141,19 @@ func count(who string, n uintptr) int {
 // or SHMEM_SIGNAL_ADD) atomically, after the data: a PE that sees the signal sees the data.
 //
 //export goshmem_put_signal
-func goshmem_put_signal(r int32, dest, source unsafe.Pointer, nbytes uintptr, sig unsafe.Pointer, signal uint64, op, pe int32) {
+func goshmem_put_signal(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, sig unsafe.Pointer, signal uint64, op, pe int32) {
 	defer catch(r)
 	who := name(r)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
 	if shmem.SignalOp(op) != shmem.SignalSet && shmem.SignalOp(op) != shmem.SignalAdd {
 		panic(fmt.Sprintf("%s: invalid signal operation %d", who, op))
 	}
 	d := symCheck(who, "dest", dest, nbytes)
 	local(who, "source", source, nbytes)
-	rt.PutSignal(who, "sig_addr", d, source, nbytes, symCheck(who, "sig_addr", sig, 8), signal, shmem.SignalOp(op) == shmem.SignalAdd, int(pe))
+	c.PutSignal(who, "sig_addr", d, source, nbytes, symCheck(who, "sig_addr", sig, 8), signal, shmem.SignalOp(op) == shmem.SignalAdd, int(pe))
 }
 
 //export goshmem_signal_fetch
@@ -123,15 +172,21 @@ func goshmem_signal_wait_until(r int32, sig unsafe.Pointer, cmp int32, value uin
 }
 
 //export goshmem_quiet
-func goshmem_quiet(r int32) {
+func goshmem_quiet(r int32, ctx unsafe.Pointer) {
 	defer catch(r)
-	rt.Check(name(r))
-	rt.Quiet()
+	who := name(r)
+	rt.Check(who)
+	if c := ctxOf(who, ctx); c != nil {
+		c.Quiet()
+	}
 }
 
 //export goshmem_fence
-func goshmem_fence(r int32) {
+func goshmem_fence(r int32, ctx unsafe.Pointer) {
 	defer catch(r)
-	rt.Check(name(r))
-	rt.Fence()
+	who := name(r)
+	rt.Check(who)
+	if c := ctxOf(who, ctx); c != nil {
+		c.Fence()
+	}
 }

@@ -16,14 +16,16 @@ import (
 )
 
 // Teams. A shmem_team_t is a small number, not a pointer: SHMEM_TEAM_INVALID is 0,
-// SHMEM_TEAM_WORLD 1, SHMEM_TEAM_SHARED 2 (shmem.h), and teams made by splits get numbers
+// SHMEM_TEAM_WORLD 1, SHMEM_TEAM_SHARED 2, SHMEM_TEAM_NODE 3 (shmem.h), and teams made by
+// splits get numbers
 // from firstHandle on, reused after shmem_team_destroy. A split's new team on a PE that is
 // not in it is SHMEM_TEAM_INVALID.
 
 const (
 	handleWorld  = 1
 	handleShared = 2
-	firstHandle  = 3
+	handleNode   = 3 // SHMEM_TEAM_NODE (OpenSHMEM 1.6): on one node, the shared team
+	firstHandle  = 4
 	// Every PE has at most shm.MaxTeams teams at once, the predefined ones included.
 	numHandles = shm.MaxTeams
 )
@@ -39,7 +41,7 @@ func teamOf(who string, h uintptr) *rt.Team {
 	switch h {
 	case handleWorld:
 		return rt.World
-	case handleShared:
+	case handleShared, handleNode:
 		return rt.Shared
 	}
 	if i := h - firstHandle; i < numHandles {
@@ -68,6 +70,22 @@ func newHandle(who string, t *rt.Team) uintptr {
 		}
 	}
 	panic(fmt.Sprintf("%s: more than %d teams at once", who, numHandles))
+}
+
+// handleOf is team t's handle, 0 if it has none (destroyed).
+func handleOf(t *rt.Team) uintptr {
+	switch t {
+	case rt.World:
+		return handleWorld
+	case rt.Shared:
+		return handleShared
+	}
+	for i := range teams.h {
+		if teams.h[i].Load() == t {
+			return uintptr(i) + firstHandle
+		}
+	}
+	return 0
 }
 
 // teamConfig reads a shmem_team_config_t (one int, num_contexts) when mask selects it.
@@ -173,9 +191,32 @@ func goshmem_team_split_2d(r int32, parent uintptr, xrange int32, xconfig unsafe
 func goshmem_team_destroy(r int32, team uintptr) {
 	defer catch(r)
 	who := name(r)
+	if team == 0 { // SHMEM_TEAM_INVALID: nothing to destroy
+		rt.Check(who)
+		return
+	}
 	t := teamOf(who, team)
 	t.Destroy(who)
 	teams.mu.Lock()
 	teams.h[team-firstHandle].Store(nil)
 	teams.mu.Unlock()
+}
+
+// goshmem_team_ptr is shmem_team_ptr: shmem_ptr of PE pe of team (NULL for
+// SHMEM_TEAM_INVALID).
+//
+//export goshmem_team_ptr
+func goshmem_team_ptr(r int32, team uintptr, dest unsafe.Pointer, pe int32) unsafe.Pointer {
+	defer catch(r)
+	who := name(r)
+	rt.Check(who)
+	if team == 0 {
+		return nil
+	}
+	t := teamOf(who, team)
+	t.Check(who)
+	if pe < 0 || int(pe) >= t.G.Size {
+		return nil
+	}
+	return goshmem_ptr(r, dest, int32(t.G.PE(int(pe))))
 }

@@ -22,7 +22,9 @@ enum goshmem_routine {
 	R_shmem_pe_accessible,
 	R_shmem_addr_accessible,
 	R_shmem_ptr,
+	R_shmem_team_ptr,
 	R_shmem_info_get_version,
+	R_shmem_pcontrol,
 	R_shmem_info_get_name,
 	R_shmem_malloc,
 	R_shmem_malloc_with_hints,
@@ -37,6 +39,10 @@ enum goshmem_routine {
 	R_shmem_team_split_strided,
 	R_shmem_team_split_2d,
 	R_shmem_team_destroy,
+	R_shmem_ctx_create,
+	R_shmem_team_create_ctx,
+	R_shmem_ctx_destroy,
+	R_shmem_ctx_get_team,
 	R_shmem_float_put,
 	R_shmem_double_put,
 	R_shmem_longdouble_put,
@@ -229,6 +235,54 @@ enum goshmem_routine {
 	R_shmem_uint64_iget,
 	R_shmem_size_iget,
 	R_shmem_ptrdiff_iget,
+	R_shmem_float_ibput,
+	R_shmem_double_ibput,
+	R_shmem_longdouble_ibput,
+	R_shmem_char_ibput,
+	R_shmem_schar_ibput,
+	R_shmem_short_ibput,
+	R_shmem_int_ibput,
+	R_shmem_long_ibput,
+	R_shmem_longlong_ibput,
+	R_shmem_uchar_ibput,
+	R_shmem_ushort_ibput,
+	R_shmem_uint_ibput,
+	R_shmem_ulong_ibput,
+	R_shmem_ulonglong_ibput,
+	R_shmem_int8_ibput,
+	R_shmem_int16_ibput,
+	R_shmem_int32_ibput,
+	R_shmem_int64_ibput,
+	R_shmem_uint8_ibput,
+	R_shmem_uint16_ibput,
+	R_shmem_uint32_ibput,
+	R_shmem_uint64_ibput,
+	R_shmem_size_ibput,
+	R_shmem_ptrdiff_ibput,
+	R_shmem_float_ibget,
+	R_shmem_double_ibget,
+	R_shmem_longdouble_ibget,
+	R_shmem_char_ibget,
+	R_shmem_schar_ibget,
+	R_shmem_short_ibget,
+	R_shmem_int_ibget,
+	R_shmem_long_ibget,
+	R_shmem_longlong_ibget,
+	R_shmem_uchar_ibget,
+	R_shmem_ushort_ibget,
+	R_shmem_uint_ibget,
+	R_shmem_ulong_ibget,
+	R_shmem_ulonglong_ibget,
+	R_shmem_int8_ibget,
+	R_shmem_int16_ibget,
+	R_shmem_int32_ibget,
+	R_shmem_int64_ibget,
+	R_shmem_uint8_ibget,
+	R_shmem_uint16_ibget,
+	R_shmem_uint32_ibget,
+	R_shmem_uint64_ibget,
+	R_shmem_size_ibget,
+	R_shmem_ptrdiff_ibget,
 	R_shmem_float_put_signal,
 	R_shmem_double_put_signal,
 	R_shmem_longdouble_put_signal,
@@ -277,6 +331,294 @@ enum goshmem_routine {
 	R_shmem_uint64_put_signal_nbi,
 	R_shmem_size_put_signal_nbi,
 	R_shmem_ptrdiff_put_signal_nbi,
+	R_shmem_ctx_float_put,
+	R_shmem_ctx_double_put,
+	R_shmem_ctx_longdouble_put,
+	R_shmem_ctx_char_put,
+	R_shmem_ctx_schar_put,
+	R_shmem_ctx_short_put,
+	R_shmem_ctx_int_put,
+	R_shmem_ctx_long_put,
+	R_shmem_ctx_longlong_put,
+	R_shmem_ctx_uchar_put,
+	R_shmem_ctx_ushort_put,
+	R_shmem_ctx_uint_put,
+	R_shmem_ctx_ulong_put,
+	R_shmem_ctx_ulonglong_put,
+	R_shmem_ctx_int8_put,
+	R_shmem_ctx_int16_put,
+	R_shmem_ctx_int32_put,
+	R_shmem_ctx_int64_put,
+	R_shmem_ctx_uint8_put,
+	R_shmem_ctx_uint16_put,
+	R_shmem_ctx_uint32_put,
+	R_shmem_ctx_uint64_put,
+	R_shmem_ctx_size_put,
+	R_shmem_ctx_ptrdiff_put,
+	R_shmem_ctx_float_put_nbi,
+	R_shmem_ctx_double_put_nbi,
+	R_shmem_ctx_longdouble_put_nbi,
+	R_shmem_ctx_char_put_nbi,
+	R_shmem_ctx_schar_put_nbi,
+	R_shmem_ctx_short_put_nbi,
+	R_shmem_ctx_int_put_nbi,
+	R_shmem_ctx_long_put_nbi,
+	R_shmem_ctx_longlong_put_nbi,
+	R_shmem_ctx_uchar_put_nbi,
+	R_shmem_ctx_ushort_put_nbi,
+	R_shmem_ctx_uint_put_nbi,
+	R_shmem_ctx_ulong_put_nbi,
+	R_shmem_ctx_ulonglong_put_nbi,
+	R_shmem_ctx_int8_put_nbi,
+	R_shmem_ctx_int16_put_nbi,
+	R_shmem_ctx_int32_put_nbi,
+	R_shmem_ctx_int64_put_nbi,
+	R_shmem_ctx_uint8_put_nbi,
+	R_shmem_ctx_uint16_put_nbi,
+	R_shmem_ctx_uint32_put_nbi,
+	R_shmem_ctx_uint64_put_nbi,
+	R_shmem_ctx_size_put_nbi,
+	R_shmem_ctx_ptrdiff_put_nbi,
+	R_shmem_ctx_float_get,
+	R_shmem_ctx_double_get,
+	R_shmem_ctx_longdouble_get,
+	R_shmem_ctx_char_get,
+	R_shmem_ctx_schar_get,
+	R_shmem_ctx_short_get,
+	R_shmem_ctx_int_get,
+	R_shmem_ctx_long_get,
+	R_shmem_ctx_longlong_get,
+	R_shmem_ctx_uchar_get,
+	R_shmem_ctx_ushort_get,
+	R_shmem_ctx_uint_get,
+	R_shmem_ctx_ulong_get,
+	R_shmem_ctx_ulonglong_get,
+	R_shmem_ctx_int8_get,
+	R_shmem_ctx_int16_get,
+	R_shmem_ctx_int32_get,
+	R_shmem_ctx_int64_get,
+	R_shmem_ctx_uint8_get,
+	R_shmem_ctx_uint16_get,
+	R_shmem_ctx_uint32_get,
+	R_shmem_ctx_uint64_get,
+	R_shmem_ctx_size_get,
+	R_shmem_ctx_ptrdiff_get,
+	R_shmem_ctx_float_get_nbi,
+	R_shmem_ctx_double_get_nbi,
+	R_shmem_ctx_longdouble_get_nbi,
+	R_shmem_ctx_char_get_nbi,
+	R_shmem_ctx_schar_get_nbi,
+	R_shmem_ctx_short_get_nbi,
+	R_shmem_ctx_int_get_nbi,
+	R_shmem_ctx_long_get_nbi,
+	R_shmem_ctx_longlong_get_nbi,
+	R_shmem_ctx_uchar_get_nbi,
+	R_shmem_ctx_ushort_get_nbi,
+	R_shmem_ctx_uint_get_nbi,
+	R_shmem_ctx_ulong_get_nbi,
+	R_shmem_ctx_ulonglong_get_nbi,
+	R_shmem_ctx_int8_get_nbi,
+	R_shmem_ctx_int16_get_nbi,
+	R_shmem_ctx_int32_get_nbi,
+	R_shmem_ctx_int64_get_nbi,
+	R_shmem_ctx_uint8_get_nbi,
+	R_shmem_ctx_uint16_get_nbi,
+	R_shmem_ctx_uint32_get_nbi,
+	R_shmem_ctx_uint64_get_nbi,
+	R_shmem_ctx_size_get_nbi,
+	R_shmem_ctx_ptrdiff_get_nbi,
+	R_shmem_ctx_float_p,
+	R_shmem_ctx_double_p,
+	R_shmem_ctx_longdouble_p,
+	R_shmem_ctx_char_p,
+	R_shmem_ctx_schar_p,
+	R_shmem_ctx_short_p,
+	R_shmem_ctx_int_p,
+	R_shmem_ctx_long_p,
+	R_shmem_ctx_longlong_p,
+	R_shmem_ctx_uchar_p,
+	R_shmem_ctx_ushort_p,
+	R_shmem_ctx_uint_p,
+	R_shmem_ctx_ulong_p,
+	R_shmem_ctx_ulonglong_p,
+	R_shmem_ctx_int8_p,
+	R_shmem_ctx_int16_p,
+	R_shmem_ctx_int32_p,
+	R_shmem_ctx_int64_p,
+	R_shmem_ctx_uint8_p,
+	R_shmem_ctx_uint16_p,
+	R_shmem_ctx_uint32_p,
+	R_shmem_ctx_uint64_p,
+	R_shmem_ctx_size_p,
+	R_shmem_ctx_ptrdiff_p,
+	R_shmem_ctx_float_g,
+	R_shmem_ctx_double_g,
+	R_shmem_ctx_longdouble_g,
+	R_shmem_ctx_char_g,
+	R_shmem_ctx_schar_g,
+	R_shmem_ctx_short_g,
+	R_shmem_ctx_int_g,
+	R_shmem_ctx_long_g,
+	R_shmem_ctx_longlong_g,
+	R_shmem_ctx_uchar_g,
+	R_shmem_ctx_ushort_g,
+	R_shmem_ctx_uint_g,
+	R_shmem_ctx_ulong_g,
+	R_shmem_ctx_ulonglong_g,
+	R_shmem_ctx_int8_g,
+	R_shmem_ctx_int16_g,
+	R_shmem_ctx_int32_g,
+	R_shmem_ctx_int64_g,
+	R_shmem_ctx_uint8_g,
+	R_shmem_ctx_uint16_g,
+	R_shmem_ctx_uint32_g,
+	R_shmem_ctx_uint64_g,
+	R_shmem_ctx_size_g,
+	R_shmem_ctx_ptrdiff_g,
+	R_shmem_ctx_float_iput,
+	R_shmem_ctx_double_iput,
+	R_shmem_ctx_longdouble_iput,
+	R_shmem_ctx_char_iput,
+	R_shmem_ctx_schar_iput,
+	R_shmem_ctx_short_iput,
+	R_shmem_ctx_int_iput,
+	R_shmem_ctx_long_iput,
+	R_shmem_ctx_longlong_iput,
+	R_shmem_ctx_uchar_iput,
+	R_shmem_ctx_ushort_iput,
+	R_shmem_ctx_uint_iput,
+	R_shmem_ctx_ulong_iput,
+	R_shmem_ctx_ulonglong_iput,
+	R_shmem_ctx_int8_iput,
+	R_shmem_ctx_int16_iput,
+	R_shmem_ctx_int32_iput,
+	R_shmem_ctx_int64_iput,
+	R_shmem_ctx_uint8_iput,
+	R_shmem_ctx_uint16_iput,
+	R_shmem_ctx_uint32_iput,
+	R_shmem_ctx_uint64_iput,
+	R_shmem_ctx_size_iput,
+	R_shmem_ctx_ptrdiff_iput,
+	R_shmem_ctx_float_iget,
+	R_shmem_ctx_double_iget,
+	R_shmem_ctx_longdouble_iget,
+	R_shmem_ctx_char_iget,
+	R_shmem_ctx_schar_iget,
+	R_shmem_ctx_short_iget,
+	R_shmem_ctx_int_iget,
+	R_shmem_ctx_long_iget,
+	R_shmem_ctx_longlong_iget,
+	R_shmem_ctx_uchar_iget,
+	R_shmem_ctx_ushort_iget,
+	R_shmem_ctx_uint_iget,
+	R_shmem_ctx_ulong_iget,
+	R_shmem_ctx_ulonglong_iget,
+	R_shmem_ctx_int8_iget,
+	R_shmem_ctx_int16_iget,
+	R_shmem_ctx_int32_iget,
+	R_shmem_ctx_int64_iget,
+	R_shmem_ctx_uint8_iget,
+	R_shmem_ctx_uint16_iget,
+	R_shmem_ctx_uint32_iget,
+	R_shmem_ctx_uint64_iget,
+	R_shmem_ctx_size_iget,
+	R_shmem_ctx_ptrdiff_iget,
+	R_shmem_ctx_float_ibput,
+	R_shmem_ctx_double_ibput,
+	R_shmem_ctx_longdouble_ibput,
+	R_shmem_ctx_char_ibput,
+	R_shmem_ctx_schar_ibput,
+	R_shmem_ctx_short_ibput,
+	R_shmem_ctx_int_ibput,
+	R_shmem_ctx_long_ibput,
+	R_shmem_ctx_longlong_ibput,
+	R_shmem_ctx_uchar_ibput,
+	R_shmem_ctx_ushort_ibput,
+	R_shmem_ctx_uint_ibput,
+	R_shmem_ctx_ulong_ibput,
+	R_shmem_ctx_ulonglong_ibput,
+	R_shmem_ctx_int8_ibput,
+	R_shmem_ctx_int16_ibput,
+	R_shmem_ctx_int32_ibput,
+	R_shmem_ctx_int64_ibput,
+	R_shmem_ctx_uint8_ibput,
+	R_shmem_ctx_uint16_ibput,
+	R_shmem_ctx_uint32_ibput,
+	R_shmem_ctx_uint64_ibput,
+	R_shmem_ctx_size_ibput,
+	R_shmem_ctx_ptrdiff_ibput,
+	R_shmem_ctx_float_ibget,
+	R_shmem_ctx_double_ibget,
+	R_shmem_ctx_longdouble_ibget,
+	R_shmem_ctx_char_ibget,
+	R_shmem_ctx_schar_ibget,
+	R_shmem_ctx_short_ibget,
+	R_shmem_ctx_int_ibget,
+	R_shmem_ctx_long_ibget,
+	R_shmem_ctx_longlong_ibget,
+	R_shmem_ctx_uchar_ibget,
+	R_shmem_ctx_ushort_ibget,
+	R_shmem_ctx_uint_ibget,
+	R_shmem_ctx_ulong_ibget,
+	R_shmem_ctx_ulonglong_ibget,
+	R_shmem_ctx_int8_ibget,
+	R_shmem_ctx_int16_ibget,
+	R_shmem_ctx_int32_ibget,
+	R_shmem_ctx_int64_ibget,
+	R_shmem_ctx_uint8_ibget,
+	R_shmem_ctx_uint16_ibget,
+	R_shmem_ctx_uint32_ibget,
+	R_shmem_ctx_uint64_ibget,
+	R_shmem_ctx_size_ibget,
+	R_shmem_ctx_ptrdiff_ibget,
+	R_shmem_ctx_float_put_signal,
+	R_shmem_ctx_double_put_signal,
+	R_shmem_ctx_longdouble_put_signal,
+	R_shmem_ctx_char_put_signal,
+	R_shmem_ctx_schar_put_signal,
+	R_shmem_ctx_short_put_signal,
+	R_shmem_ctx_int_put_signal,
+	R_shmem_ctx_long_put_signal,
+	R_shmem_ctx_longlong_put_signal,
+	R_shmem_ctx_uchar_put_signal,
+	R_shmem_ctx_ushort_put_signal,
+	R_shmem_ctx_uint_put_signal,
+	R_shmem_ctx_ulong_put_signal,
+	R_shmem_ctx_ulonglong_put_signal,
+	R_shmem_ctx_int8_put_signal,
+	R_shmem_ctx_int16_put_signal,
+	R_shmem_ctx_int32_put_signal,
+	R_shmem_ctx_int64_put_signal,
+	R_shmem_ctx_uint8_put_signal,
+	R_shmem_ctx_uint16_put_signal,
+	R_shmem_ctx_uint32_put_signal,
+	R_shmem_ctx_uint64_put_signal,
+	R_shmem_ctx_size_put_signal,
+	R_shmem_ctx_ptrdiff_put_signal,
+	R_shmem_ctx_float_put_signal_nbi,
+	R_shmem_ctx_double_put_signal_nbi,
+	R_shmem_ctx_longdouble_put_signal_nbi,
+	R_shmem_ctx_char_put_signal_nbi,
+	R_shmem_ctx_schar_put_signal_nbi,
+	R_shmem_ctx_short_put_signal_nbi,
+	R_shmem_ctx_int_put_signal_nbi,
+	R_shmem_ctx_long_put_signal_nbi,
+	R_shmem_ctx_longlong_put_signal_nbi,
+	R_shmem_ctx_uchar_put_signal_nbi,
+	R_shmem_ctx_ushort_put_signal_nbi,
+	R_shmem_ctx_uint_put_signal_nbi,
+	R_shmem_ctx_ulong_put_signal_nbi,
+	R_shmem_ctx_ulonglong_put_signal_nbi,
+	R_shmem_ctx_int8_put_signal_nbi,
+	R_shmem_ctx_int16_put_signal_nbi,
+	R_shmem_ctx_int32_put_signal_nbi,
+	R_shmem_ctx_int64_put_signal_nbi,
+	R_shmem_ctx_uint8_put_signal_nbi,
+	R_shmem_ctx_uint16_put_signal_nbi,
+	R_shmem_ctx_uint32_put_signal_nbi,
+	R_shmem_ctx_uint64_put_signal_nbi,
+	R_shmem_ctx_size_put_signal_nbi,
+	R_shmem_ctx_ptrdiff_put_signal_nbi,
 	R_shmem_put8,
 	R_shmem_put16,
 	R_shmem_put32,
@@ -307,6 +649,16 @@ enum goshmem_routine {
 	R_shmem_iget32,
 	R_shmem_iget64,
 	R_shmem_iget128,
+	R_shmem_ibput8,
+	R_shmem_ibput16,
+	R_shmem_ibput32,
+	R_shmem_ibput64,
+	R_shmem_ibput128,
+	R_shmem_ibget8,
+	R_shmem_ibget16,
+	R_shmem_ibget32,
+	R_shmem_ibget64,
+	R_shmem_ibget128,
 	R_shmem_put8_signal,
 	R_shmem_put16_signal,
 	R_shmem_put32_signal,
@@ -323,8 +675,68 @@ enum goshmem_routine {
 	R_shmem_getmem_nbi,
 	R_shmem_putmem_signal,
 	R_shmem_putmem_signal_nbi,
+	R_shmem_signal_add,
+	R_shmem_signal_set,
 	R_shmem_signal_fetch,
 	R_shmem_signal_wait_until,
+	R_shmem_ctx_put8,
+	R_shmem_ctx_put16,
+	R_shmem_ctx_put32,
+	R_shmem_ctx_put64,
+	R_shmem_ctx_put128,
+	R_shmem_ctx_put8_nbi,
+	R_shmem_ctx_put16_nbi,
+	R_shmem_ctx_put32_nbi,
+	R_shmem_ctx_put64_nbi,
+	R_shmem_ctx_put128_nbi,
+	R_shmem_ctx_get8,
+	R_shmem_ctx_get16,
+	R_shmem_ctx_get32,
+	R_shmem_ctx_get64,
+	R_shmem_ctx_get128,
+	R_shmem_ctx_get8_nbi,
+	R_shmem_ctx_get16_nbi,
+	R_shmem_ctx_get32_nbi,
+	R_shmem_ctx_get64_nbi,
+	R_shmem_ctx_get128_nbi,
+	R_shmem_ctx_iput8,
+	R_shmem_ctx_iput16,
+	R_shmem_ctx_iput32,
+	R_shmem_ctx_iput64,
+	R_shmem_ctx_iput128,
+	R_shmem_ctx_iget8,
+	R_shmem_ctx_iget16,
+	R_shmem_ctx_iget32,
+	R_shmem_ctx_iget64,
+	R_shmem_ctx_iget128,
+	R_shmem_ctx_ibput8,
+	R_shmem_ctx_ibput16,
+	R_shmem_ctx_ibput32,
+	R_shmem_ctx_ibput64,
+	R_shmem_ctx_ibput128,
+	R_shmem_ctx_ibget8,
+	R_shmem_ctx_ibget16,
+	R_shmem_ctx_ibget32,
+	R_shmem_ctx_ibget64,
+	R_shmem_ctx_ibget128,
+	R_shmem_ctx_put8_signal,
+	R_shmem_ctx_put16_signal,
+	R_shmem_ctx_put32_signal,
+	R_shmem_ctx_put64_signal,
+	R_shmem_ctx_put128_signal,
+	R_shmem_ctx_put8_signal_nbi,
+	R_shmem_ctx_put16_signal_nbi,
+	R_shmem_ctx_put32_signal_nbi,
+	R_shmem_ctx_put64_signal_nbi,
+	R_shmem_ctx_put128_signal_nbi,
+	R_shmem_ctx_putmem,
+	R_shmem_ctx_putmem_nbi,
+	R_shmem_ctx_getmem,
+	R_shmem_ctx_getmem_nbi,
+	R_shmem_ctx_putmem_signal,
+	R_shmem_ctx_putmem_signal_nbi,
+	R_shmem_ctx_signal_add,
+	R_shmem_ctx_signal_set,
 	R_shmem_float_atomic_fetch,
 	R_shmem_double_atomic_fetch,
 	R_shmem_int_atomic_fetch,
@@ -554,6 +966,235 @@ enum goshmem_routine {
 	R_shmem_int64_atomic_xor,
 	R_shmem_uint32_atomic_xor,
 	R_shmem_uint64_atomic_xor,
+	R_shmem_ctx_float_atomic_fetch,
+	R_shmem_ctx_double_atomic_fetch,
+	R_shmem_ctx_int_atomic_fetch,
+	R_shmem_ctx_long_atomic_fetch,
+	R_shmem_ctx_longlong_atomic_fetch,
+	R_shmem_ctx_uint_atomic_fetch,
+	R_shmem_ctx_ulong_atomic_fetch,
+	R_shmem_ctx_ulonglong_atomic_fetch,
+	R_shmem_ctx_int32_atomic_fetch,
+	R_shmem_ctx_int64_atomic_fetch,
+	R_shmem_ctx_uint32_atomic_fetch,
+	R_shmem_ctx_uint64_atomic_fetch,
+	R_shmem_ctx_size_atomic_fetch,
+	R_shmem_ctx_ptrdiff_atomic_fetch,
+	R_shmem_ctx_float_atomic_fetch_nbi,
+	R_shmem_ctx_double_atomic_fetch_nbi,
+	R_shmem_ctx_int_atomic_fetch_nbi,
+	R_shmem_ctx_long_atomic_fetch_nbi,
+	R_shmem_ctx_longlong_atomic_fetch_nbi,
+	R_shmem_ctx_uint_atomic_fetch_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_nbi,
+	R_shmem_ctx_int32_atomic_fetch_nbi,
+	R_shmem_ctx_int64_atomic_fetch_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_nbi,
+	R_shmem_ctx_size_atomic_fetch_nbi,
+	R_shmem_ctx_ptrdiff_atomic_fetch_nbi,
+	R_shmem_ctx_float_atomic_set,
+	R_shmem_ctx_double_atomic_set,
+	R_shmem_ctx_int_atomic_set,
+	R_shmem_ctx_long_atomic_set,
+	R_shmem_ctx_longlong_atomic_set,
+	R_shmem_ctx_uint_atomic_set,
+	R_shmem_ctx_ulong_atomic_set,
+	R_shmem_ctx_ulonglong_atomic_set,
+	R_shmem_ctx_int32_atomic_set,
+	R_shmem_ctx_int64_atomic_set,
+	R_shmem_ctx_uint32_atomic_set,
+	R_shmem_ctx_uint64_atomic_set,
+	R_shmem_ctx_size_atomic_set,
+	R_shmem_ctx_ptrdiff_atomic_set,
+	R_shmem_ctx_float_atomic_swap,
+	R_shmem_ctx_double_atomic_swap,
+	R_shmem_ctx_int_atomic_swap,
+	R_shmem_ctx_long_atomic_swap,
+	R_shmem_ctx_longlong_atomic_swap,
+	R_shmem_ctx_uint_atomic_swap,
+	R_shmem_ctx_ulong_atomic_swap,
+	R_shmem_ctx_ulonglong_atomic_swap,
+	R_shmem_ctx_int32_atomic_swap,
+	R_shmem_ctx_int64_atomic_swap,
+	R_shmem_ctx_uint32_atomic_swap,
+	R_shmem_ctx_uint64_atomic_swap,
+	R_shmem_ctx_size_atomic_swap,
+	R_shmem_ctx_ptrdiff_atomic_swap,
+	R_shmem_ctx_float_atomic_swap_nbi,
+	R_shmem_ctx_double_atomic_swap_nbi,
+	R_shmem_ctx_int_atomic_swap_nbi,
+	R_shmem_ctx_long_atomic_swap_nbi,
+	R_shmem_ctx_longlong_atomic_swap_nbi,
+	R_shmem_ctx_uint_atomic_swap_nbi,
+	R_shmem_ctx_ulong_atomic_swap_nbi,
+	R_shmem_ctx_ulonglong_atomic_swap_nbi,
+	R_shmem_ctx_int32_atomic_swap_nbi,
+	R_shmem_ctx_int64_atomic_swap_nbi,
+	R_shmem_ctx_uint32_atomic_swap_nbi,
+	R_shmem_ctx_uint64_atomic_swap_nbi,
+	R_shmem_ctx_size_atomic_swap_nbi,
+	R_shmem_ctx_ptrdiff_atomic_swap_nbi,
+	R_shmem_ctx_int_atomic_compare_swap,
+	R_shmem_ctx_long_atomic_compare_swap,
+	R_shmem_ctx_longlong_atomic_compare_swap,
+	R_shmem_ctx_uint_atomic_compare_swap,
+	R_shmem_ctx_ulong_atomic_compare_swap,
+	R_shmem_ctx_ulonglong_atomic_compare_swap,
+	R_shmem_ctx_int32_atomic_compare_swap,
+	R_shmem_ctx_int64_atomic_compare_swap,
+	R_shmem_ctx_uint32_atomic_compare_swap,
+	R_shmem_ctx_uint64_atomic_compare_swap,
+	R_shmem_ctx_size_atomic_compare_swap,
+	R_shmem_ctx_ptrdiff_atomic_compare_swap,
+	R_shmem_ctx_int_atomic_compare_swap_nbi,
+	R_shmem_ctx_long_atomic_compare_swap_nbi,
+	R_shmem_ctx_longlong_atomic_compare_swap_nbi,
+	R_shmem_ctx_uint_atomic_compare_swap_nbi,
+	R_shmem_ctx_ulong_atomic_compare_swap_nbi,
+	R_shmem_ctx_ulonglong_atomic_compare_swap_nbi,
+	R_shmem_ctx_int32_atomic_compare_swap_nbi,
+	R_shmem_ctx_int64_atomic_compare_swap_nbi,
+	R_shmem_ctx_uint32_atomic_compare_swap_nbi,
+	R_shmem_ctx_uint64_atomic_compare_swap_nbi,
+	R_shmem_ctx_size_atomic_compare_swap_nbi,
+	R_shmem_ctx_ptrdiff_atomic_compare_swap_nbi,
+	R_shmem_ctx_int_atomic_fetch_inc,
+	R_shmem_ctx_long_atomic_fetch_inc,
+	R_shmem_ctx_longlong_atomic_fetch_inc,
+	R_shmem_ctx_uint_atomic_fetch_inc,
+	R_shmem_ctx_ulong_atomic_fetch_inc,
+	R_shmem_ctx_ulonglong_atomic_fetch_inc,
+	R_shmem_ctx_int32_atomic_fetch_inc,
+	R_shmem_ctx_int64_atomic_fetch_inc,
+	R_shmem_ctx_uint32_atomic_fetch_inc,
+	R_shmem_ctx_uint64_atomic_fetch_inc,
+	R_shmem_ctx_size_atomic_fetch_inc,
+	R_shmem_ctx_ptrdiff_atomic_fetch_inc,
+	R_shmem_ctx_int_atomic_fetch_inc_nbi,
+	R_shmem_ctx_long_atomic_fetch_inc_nbi,
+	R_shmem_ctx_longlong_atomic_fetch_inc_nbi,
+	R_shmem_ctx_uint_atomic_fetch_inc_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_inc_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_inc_nbi,
+	R_shmem_ctx_int32_atomic_fetch_inc_nbi,
+	R_shmem_ctx_int64_atomic_fetch_inc_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_inc_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_inc_nbi,
+	R_shmem_ctx_size_atomic_fetch_inc_nbi,
+	R_shmem_ctx_ptrdiff_atomic_fetch_inc_nbi,
+	R_shmem_ctx_int_atomic_inc,
+	R_shmem_ctx_long_atomic_inc,
+	R_shmem_ctx_longlong_atomic_inc,
+	R_shmem_ctx_uint_atomic_inc,
+	R_shmem_ctx_ulong_atomic_inc,
+	R_shmem_ctx_ulonglong_atomic_inc,
+	R_shmem_ctx_int32_atomic_inc,
+	R_shmem_ctx_int64_atomic_inc,
+	R_shmem_ctx_uint32_atomic_inc,
+	R_shmem_ctx_uint64_atomic_inc,
+	R_shmem_ctx_size_atomic_inc,
+	R_shmem_ctx_ptrdiff_atomic_inc,
+	R_shmem_ctx_int_atomic_fetch_add,
+	R_shmem_ctx_long_atomic_fetch_add,
+	R_shmem_ctx_longlong_atomic_fetch_add,
+	R_shmem_ctx_uint_atomic_fetch_add,
+	R_shmem_ctx_ulong_atomic_fetch_add,
+	R_shmem_ctx_ulonglong_atomic_fetch_add,
+	R_shmem_ctx_int32_atomic_fetch_add,
+	R_shmem_ctx_int64_atomic_fetch_add,
+	R_shmem_ctx_uint32_atomic_fetch_add,
+	R_shmem_ctx_uint64_atomic_fetch_add,
+	R_shmem_ctx_size_atomic_fetch_add,
+	R_shmem_ctx_ptrdiff_atomic_fetch_add,
+	R_shmem_ctx_int_atomic_fetch_add_nbi,
+	R_shmem_ctx_long_atomic_fetch_add_nbi,
+	R_shmem_ctx_longlong_atomic_fetch_add_nbi,
+	R_shmem_ctx_uint_atomic_fetch_add_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_add_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_add_nbi,
+	R_shmem_ctx_int32_atomic_fetch_add_nbi,
+	R_shmem_ctx_int64_atomic_fetch_add_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_add_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_add_nbi,
+	R_shmem_ctx_size_atomic_fetch_add_nbi,
+	R_shmem_ctx_ptrdiff_atomic_fetch_add_nbi,
+	R_shmem_ctx_int_atomic_add,
+	R_shmem_ctx_long_atomic_add,
+	R_shmem_ctx_longlong_atomic_add,
+	R_shmem_ctx_uint_atomic_add,
+	R_shmem_ctx_ulong_atomic_add,
+	R_shmem_ctx_ulonglong_atomic_add,
+	R_shmem_ctx_int32_atomic_add,
+	R_shmem_ctx_int64_atomic_add,
+	R_shmem_ctx_uint32_atomic_add,
+	R_shmem_ctx_uint64_atomic_add,
+	R_shmem_ctx_size_atomic_add,
+	R_shmem_ctx_ptrdiff_atomic_add,
+	R_shmem_ctx_uint_atomic_fetch_and,
+	R_shmem_ctx_ulong_atomic_fetch_and,
+	R_shmem_ctx_ulonglong_atomic_fetch_and,
+	R_shmem_ctx_int32_atomic_fetch_and,
+	R_shmem_ctx_int64_atomic_fetch_and,
+	R_shmem_ctx_uint32_atomic_fetch_and,
+	R_shmem_ctx_uint64_atomic_fetch_and,
+	R_shmem_ctx_uint_atomic_fetch_and_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_and_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_and_nbi,
+	R_shmem_ctx_int32_atomic_fetch_and_nbi,
+	R_shmem_ctx_int64_atomic_fetch_and_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_and_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_and_nbi,
+	R_shmem_ctx_uint_atomic_and,
+	R_shmem_ctx_ulong_atomic_and,
+	R_shmem_ctx_ulonglong_atomic_and,
+	R_shmem_ctx_int32_atomic_and,
+	R_shmem_ctx_int64_atomic_and,
+	R_shmem_ctx_uint32_atomic_and,
+	R_shmem_ctx_uint64_atomic_and,
+	R_shmem_ctx_uint_atomic_fetch_or,
+	R_shmem_ctx_ulong_atomic_fetch_or,
+	R_shmem_ctx_ulonglong_atomic_fetch_or,
+	R_shmem_ctx_int32_atomic_fetch_or,
+	R_shmem_ctx_int64_atomic_fetch_or,
+	R_shmem_ctx_uint32_atomic_fetch_or,
+	R_shmem_ctx_uint64_atomic_fetch_or,
+	R_shmem_ctx_uint_atomic_fetch_or_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_or_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_or_nbi,
+	R_shmem_ctx_int32_atomic_fetch_or_nbi,
+	R_shmem_ctx_int64_atomic_fetch_or_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_or_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_or_nbi,
+	R_shmem_ctx_uint_atomic_or,
+	R_shmem_ctx_ulong_atomic_or,
+	R_shmem_ctx_ulonglong_atomic_or,
+	R_shmem_ctx_int32_atomic_or,
+	R_shmem_ctx_int64_atomic_or,
+	R_shmem_ctx_uint32_atomic_or,
+	R_shmem_ctx_uint64_atomic_or,
+	R_shmem_ctx_uint_atomic_fetch_xor,
+	R_shmem_ctx_ulong_atomic_fetch_xor,
+	R_shmem_ctx_ulonglong_atomic_fetch_xor,
+	R_shmem_ctx_int32_atomic_fetch_xor,
+	R_shmem_ctx_int64_atomic_fetch_xor,
+	R_shmem_ctx_uint32_atomic_fetch_xor,
+	R_shmem_ctx_uint64_atomic_fetch_xor,
+	R_shmem_ctx_uint_atomic_fetch_xor_nbi,
+	R_shmem_ctx_ulong_atomic_fetch_xor_nbi,
+	R_shmem_ctx_ulonglong_atomic_fetch_xor_nbi,
+	R_shmem_ctx_int32_atomic_fetch_xor_nbi,
+	R_shmem_ctx_int64_atomic_fetch_xor_nbi,
+	R_shmem_ctx_uint32_atomic_fetch_xor_nbi,
+	R_shmem_ctx_uint64_atomic_fetch_xor_nbi,
+	R_shmem_ctx_uint_atomic_xor,
+	R_shmem_ctx_ulong_atomic_xor,
+	R_shmem_ctx_ulonglong_atomic_xor,
+	R_shmem_ctx_int32_atomic_xor,
+	R_shmem_ctx_int64_atomic_xor,
+	R_shmem_ctx_uint32_atomic_xor,
+	R_shmem_ctx_uint64_atomic_xor,
 	R_shmem_short_wait_until,
 	R_shmem_int_wait_until,
 	R_shmem_long_wait_until,
@@ -752,6 +1393,11 @@ enum goshmem_routine {
 	R_shmem_ptrdiff_test_some_vector,
 	R_shmem_quiet,
 	R_shmem_fence,
+	R_shmem_ctx_quiet,
+	R_shmem_ctx_fence,
+	R_shmem_set_lock,
+	R_shmem_test_lock,
+	R_shmem_clear_lock,
 	R_shmem_barrier_all,
 	R_shmem_barrier,
 	R_shmem_sync_all,
@@ -1078,7 +1724,17 @@ enum goshmem_routine {
 	R_shmem_int_xor_to_all,
 	R_shmem_long_xor_to_all,
 	R_shmem_longlong_xor_to_all,
+	R_shmem_clear_cache_inv,
+	R_shmem_set_cache_inv,
+	R_shmem_clear_cache_line_inv,
+	R_shmem_set_cache_line_inv,
+	R_shmem_udcflush,
+	R_shmem_udcflush_line,
 	R_start_pes,
+	R_shmalloc,
+	R_shfree,
+	R_shrealloc,
+	R_shmemalign,
 	R__my_pe,
 	R__num_pes,
 	R_shmem_short_wait,
@@ -1533,5632 +2189,10740 @@ static void goshmem_ld_max(long double *acc, const long double *in, size_t n)
 
 /* Library setup, exit and query */
 
-void shmem_init(void)
+void pshmem_init(void)
 {
 	goshmem_init(R_shmem_init);
+	goshmem_implicit_finalize();
 }
+#pragma weak shmem_init = pshmem_init
 
-int shmem_init_thread(int requested, int *provided)
+int pshmem_init_thread(int requested, int *provided)
 {
 	(void)requested;
 	goshmem_init(R_shmem_init_thread);
+	goshmem_implicit_finalize();
 	if (provided)
 		*provided = SHMEM_THREAD_MULTIPLE;
 	return 0;
 }
+#pragma weak shmem_init_thread = pshmem_init_thread
 
-void shmem_query_thread(int *provided)
+void pshmem_query_thread(int *provided)
 {
 	goshmem_check(R_shmem_query_thread);
 	*provided = SHMEM_THREAD_MULTIPLE;
 }
+#pragma weak shmem_query_thread = pshmem_query_thread
 
-void shmem_finalize(void)
+void pshmem_finalize(void)
 {
 	goshmem_finalize(R_shmem_finalize);
 }
+#pragma weak shmem_finalize = pshmem_finalize
 
-void shmem_global_exit(int status)
+void pshmem_global_exit(int status)
 {
 	goshmem_global_exit(R_shmem_global_exit, status);
 }
+#pragma weak shmem_global_exit = pshmem_global_exit
 
-int shmem_my_pe(void)
+int pshmem_my_pe(void)
 {
 	return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe(R_shmem_my_pe);
 }
+#pragma weak shmem_my_pe = pshmem_my_pe
 
-int shmem_n_pes(void)
+int pshmem_n_pes(void)
 {
 	return goshmem_fp.npes ? goshmem_fp.npes : goshmem_n_pes(R_shmem_n_pes);
 }
+#pragma weak shmem_n_pes = pshmem_n_pes
 
-int shmem_pe_accessible(int pe)
+int pshmem_pe_accessible(int pe)
 {
 	return goshmem_pe_accessible(R_shmem_pe_accessible, pe);
 }
+#pragma weak shmem_pe_accessible = pshmem_pe_accessible
 
-int shmem_addr_accessible(const void *addr, int pe)
+int pshmem_addr_accessible(const void *addr, int pe)
 {
 	return goshmem_addr_accessible(R_shmem_addr_accessible, (void *)addr, pe);
 }
+#pragma weak shmem_addr_accessible = pshmem_addr_accessible
 
-void *shmem_ptr(const void *dest, int pe)
+void *pshmem_ptr(const void *dest, int pe)
 {
 	return goshmem_fast_ptr(R_shmem_ptr, dest, pe);
 }
+#pragma weak shmem_ptr = pshmem_ptr
 
-void shmem_info_get_version(int *major, int *minor)
+void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+	return goshmem_team_ptr(R_shmem_team_ptr, (uintptr_t)team, (void *)dest, pe);
+}
+#pragma weak shmem_team_ptr = pshmem_team_ptr
+
+void pshmem_info_get_version(int *major, int *minor)
 {
 	*major = SHMEM_MAJOR_VERSION;
 	*minor = SHMEM_MINOR_VERSION;
 }
+#pragma weak shmem_info_get_version = pshmem_info_get_version
 
-void shmem_info_get_name(char *name)
+void pshmem_pcontrol(const int level, ...)
+{
+	(void)level; /* the profiling interface's: for tools that intercept it */
+}
+#pragma weak shmem_pcontrol = pshmem_pcontrol
+
+void pshmem_info_get_name(char *name)
 {
 	strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
 	name[SHMEM_MAX_NAME_LEN - 1] = 0;
 }
+#pragma weak shmem_info_get_name = pshmem_info_get_name
 
 /* Memory management (collective; NULL when the heap is exhausted, with the reason on stderr) */
 
-void *shmem_malloc(size_t size)
+void *pshmem_malloc(size_t size)
 {
 	return goshmem_malloc(R_shmem_malloc, size, 0);
 }
+#pragma weak shmem_malloc = pshmem_malloc
 
-void *shmem_malloc_with_hints(size_t size, long hints)
+void *pshmem_malloc_with_hints(size_t size, long hints)
 {
 	(void)hints;
 	return goshmem_malloc(R_shmem_malloc_with_hints, size, 0);
 }
+#pragma weak shmem_malloc_with_hints = pshmem_malloc_with_hints
 
-void *shmem_calloc(size_t count, size_t size)
+void *pshmem_calloc(size_t count, size_t size)
 {
 	return goshmem_calloc(R_shmem_calloc, count, size);
 }
+#pragma weak shmem_calloc = pshmem_calloc
 
-void *shmem_align(size_t alignment, size_t size)
+void *pshmem_align(size_t alignment, size_t size)
 {
+	if (alignment == 0 || (alignment & (alignment - 1)))
+		return NULL;
 	return goshmem_malloc(R_shmem_align, size, alignment);
 }
+#pragma weak shmem_align = pshmem_align
 
-void *shmem_realloc(void *ptr, size_t size)
+void *pshmem_realloc(void *ptr, size_t size)
 {
 	return goshmem_realloc(R_shmem_realloc, ptr, size);
 }
+#pragma weak shmem_realloc = pshmem_realloc
 
-void shmem_free(void *ptr)
+void pshmem_free(void *ptr)
 {
 	goshmem_free(R_shmem_free, ptr);
 }
+#pragma weak shmem_free = pshmem_free
 
 /* Teams */
 
-int shmem_team_my_pe(shmem_team_t team)
+int pshmem_team_my_pe(shmem_team_t team)
 {
 	return goshmem_team_my_pe(R_shmem_team_my_pe, (uintptr_t)team);
 }
+#pragma weak shmem_team_my_pe = pshmem_team_my_pe
 
-int shmem_team_n_pes(shmem_team_t team)
+int pshmem_team_n_pes(shmem_team_t team)
 {
 	return goshmem_team_n_pes(R_shmem_team_n_pes, (uintptr_t)team);
 }
+#pragma weak shmem_team_n_pes = pshmem_team_n_pes
 
-int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
 	return goshmem_team_get_config(R_shmem_team_get_config, (uintptr_t)team, config_mask, config);
 }
+#pragma weak shmem_team_get_config = pshmem_team_get_config
 
-int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
 	return goshmem_team_translate_pe(R_shmem_team_translate_pe, (uintptr_t)src_team, src_pe, (uintptr_t)dest_team);
 }
+#pragma weak shmem_team_translate_pe = pshmem_team_translate_pe
 
-int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
+int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team)
 {
 	return goshmem_team_split_strided(R_shmem_team_split_strided, (uintptr_t)parent_team, start, stride, size, (void *)config, config_mask, new_team);
 }
+#pragma weak shmem_team_split_strided = pshmem_team_split_strided
 
-int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team)
+int pshmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team)
 {
 	return goshmem_team_split_2d(R_shmem_team_split_2d, (uintptr_t)parent_team, xrange, (void *)xaxis_config, xaxis_mask, xaxis_team, (void *)yaxis_config, yaxis_mask, yaxis_team);
 }
+#pragma weak shmem_team_split_2d = pshmem_team_split_2d
 
-void shmem_team_destroy(shmem_team_t team)
+void pshmem_team_destroy(shmem_team_t team)
 {
 	goshmem_team_destroy(R_shmem_team_destroy, (uintptr_t)team);
 }
+#pragma weak shmem_team_destroy = pshmem_team_destroy
+
+/* Communication contexts (the options: SHMEM_CTX_SERIALIZED, _PRIVATE, _NOSTORE; every thread level is SHMEM_THREAD_MULTIPLE) */
+
+int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+	return goshmem_ctx_create(R_shmem_ctx_create, (uintptr_t)SHMEM_TEAM_WORLD, options, (void **)ctx);
+}
+#pragma weak shmem_ctx_create = pshmem_ctx_create
+
+int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+	return goshmem_ctx_create(R_shmem_team_create_ctx, (uintptr_t)team, options, (void **)ctx);
+}
+#pragma weak shmem_team_create_ctx = pshmem_team_create_ctx
+
+void pshmem_ctx_destroy(shmem_ctx_t ctx)
+{
+	goshmem_ctx_destroy(R_shmem_ctx_destroy, ctx);
+}
+#pragma weak shmem_ctx_destroy = pshmem_ctx_destroy
+
+int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+	return goshmem_ctx_get_team(R_shmem_ctx_get_team, ctx, (uintptr_t *)team);
+}
+#pragma weak shmem_ctx_get_team = pshmem_ctx_get_team
 
 /* Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
 
-void shmem_float_put(float *dest, const float *source, size_t nelems, int pe)
+void pshmem_float_put(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_float_put, dest, source, goshmem_nbytes(R_shmem_float_put, nelems, sizeof(float)), pe);
+	goshmem_fast_put(R_shmem_float_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_put, nelems, sizeof(float)), pe);
 }
+#pragma weak shmem_float_put = pshmem_float_put
 
-void shmem_double_put(double *dest, const double *source, size_t nelems, int pe)
+void pshmem_double_put(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_double_put, dest, source, goshmem_nbytes(R_shmem_double_put, nelems, sizeof(double)), pe);
+	goshmem_fast_put(R_shmem_double_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_put, nelems, sizeof(double)), pe);
 }
+#pragma weak shmem_double_put = pshmem_double_put
 
-void shmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe)
+void pshmem_longdouble_put(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longdouble_put, dest, source, goshmem_nbytes(R_shmem_longdouble_put, nelems, sizeof(long double)), pe);
+	goshmem_fast_put(R_shmem_longdouble_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_put, nelems, sizeof(long double)), pe);
 }
+#pragma weak shmem_longdouble_put = pshmem_longdouble_put
 
-void shmem_char_put(char *dest, const char *source, size_t nelems, int pe)
+void pshmem_char_put(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_char_put, dest, source, goshmem_nbytes(R_shmem_char_put, nelems, sizeof(char)), pe);
+	goshmem_fast_put(R_shmem_char_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_put, nelems, sizeof(char)), pe);
 }
+#pragma weak shmem_char_put = pshmem_char_put
 
-void shmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe)
+void pshmem_schar_put(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_schar_put, dest, source, goshmem_nbytes(R_shmem_schar_put, nelems, sizeof(signed char)), pe);
+	goshmem_fast_put(R_shmem_schar_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_put, nelems, sizeof(signed char)), pe);
 }
+#pragma weak shmem_schar_put = pshmem_schar_put
 
-void shmem_short_put(short *dest, const short *source, size_t nelems, int pe)
+void pshmem_short_put(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_short_put, dest, source, goshmem_nbytes(R_shmem_short_put, nelems, sizeof(short)), pe);
+	goshmem_fast_put(R_shmem_short_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_put, nelems, sizeof(short)), pe);
 }
+#pragma weak shmem_short_put = pshmem_short_put
 
-void shmem_int_put(int *dest, const int *source, size_t nelems, int pe)
+void pshmem_int_put(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int_put, dest, source, goshmem_nbytes(R_shmem_int_put, nelems, sizeof(int)), pe);
+	goshmem_fast_put(R_shmem_int_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_put, nelems, sizeof(int)), pe);
 }
+#pragma weak shmem_int_put = pshmem_int_put
 
-void shmem_long_put(long *dest, const long *source, size_t nelems, int pe)
+void pshmem_long_put(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_long_put, dest, source, goshmem_nbytes(R_shmem_long_put, nelems, sizeof(long)), pe);
+	goshmem_fast_put(R_shmem_long_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_put, nelems, sizeof(long)), pe);
 }
+#pragma weak shmem_long_put = pshmem_long_put
 
-void shmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe)
+void pshmem_longlong_put(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longlong_put, dest, source, goshmem_nbytes(R_shmem_longlong_put, nelems, sizeof(long long)), pe);
+	goshmem_fast_put(R_shmem_longlong_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_put, nelems, sizeof(long long)), pe);
 }
+#pragma weak shmem_longlong_put = pshmem_longlong_put
 
-void shmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+void pshmem_uchar_put(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uchar_put, dest, source, goshmem_nbytes(R_shmem_uchar_put, nelems, sizeof(unsigned char)), pe);
+	goshmem_fast_put(R_shmem_uchar_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_put, nelems, sizeof(unsigned char)), pe);
 }
+#pragma weak shmem_uchar_put = pshmem_uchar_put
 
-void shmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+void pshmem_ushort_put(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ushort_put, dest, source, goshmem_nbytes(R_shmem_ushort_put, nelems, sizeof(unsigned short)), pe);
+	goshmem_fast_put(R_shmem_ushort_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_put, nelems, sizeof(unsigned short)), pe);
 }
+#pragma weak shmem_ushort_put = pshmem_ushort_put
 
-void shmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+void pshmem_uint_put(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint_put, dest, source, goshmem_nbytes(R_shmem_uint_put, nelems, sizeof(unsigned int)), pe);
+	goshmem_fast_put(R_shmem_uint_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_put, nelems, sizeof(unsigned int)), pe);
 }
+#pragma weak shmem_uint_put = pshmem_uint_put
 
-void shmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+void pshmem_ulong_put(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulong_put, dest, source, goshmem_nbytes(R_shmem_ulong_put, nelems, sizeof(unsigned long)), pe);
+	goshmem_fast_put(R_shmem_ulong_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_put, nelems, sizeof(unsigned long)), pe);
 }
+#pragma weak shmem_ulong_put = pshmem_ulong_put
 
-void shmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+void pshmem_ulonglong_put(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulonglong_put, dest, source, goshmem_nbytes(R_shmem_ulonglong_put, nelems, sizeof(unsigned long long)), pe);
+	goshmem_fast_put(R_shmem_ulonglong_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_put, nelems, sizeof(unsigned long long)), pe);
 }
+#pragma weak shmem_ulonglong_put = pshmem_ulonglong_put
 
-void shmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe)
+void pshmem_int8_put(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int8_put, dest, source, goshmem_nbytes(R_shmem_int8_put, nelems, sizeof(int8_t)), pe);
+	goshmem_fast_put(R_shmem_int8_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_put, nelems, sizeof(int8_t)), pe);
 }
+#pragma weak shmem_int8_put = pshmem_int8_put
 
-void shmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe)
+void pshmem_int16_put(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int16_put, dest, source, goshmem_nbytes(R_shmem_int16_put, nelems, sizeof(int16_t)), pe);
+	goshmem_fast_put(R_shmem_int16_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_put, nelems, sizeof(int16_t)), pe);
 }
+#pragma weak shmem_int16_put = pshmem_int16_put
 
-void shmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe)
+void pshmem_int32_put(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int32_put, dest, source, goshmem_nbytes(R_shmem_int32_put, nelems, sizeof(int32_t)), pe);
+	goshmem_fast_put(R_shmem_int32_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_put, nelems, sizeof(int32_t)), pe);
 }
+#pragma weak shmem_int32_put = pshmem_int32_put
 
-void shmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe)
+void pshmem_int64_put(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int64_put, dest, source, goshmem_nbytes(R_shmem_int64_put, nelems, sizeof(int64_t)), pe);
+	goshmem_fast_put(R_shmem_int64_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_put, nelems, sizeof(int64_t)), pe);
 }
+#pragma weak shmem_int64_put = pshmem_int64_put
 
-void shmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+void pshmem_uint8_put(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint8_put, dest, source, goshmem_nbytes(R_shmem_uint8_put, nelems, sizeof(uint8_t)), pe);
+	goshmem_fast_put(R_shmem_uint8_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_put, nelems, sizeof(uint8_t)), pe);
 }
+#pragma weak shmem_uint8_put = pshmem_uint8_put
 
-void shmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+void pshmem_uint16_put(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint16_put, dest, source, goshmem_nbytes(R_shmem_uint16_put, nelems, sizeof(uint16_t)), pe);
+	goshmem_fast_put(R_shmem_uint16_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_put, nelems, sizeof(uint16_t)), pe);
 }
+#pragma weak shmem_uint16_put = pshmem_uint16_put
 
-void shmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+void pshmem_uint32_put(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint32_put, dest, source, goshmem_nbytes(R_shmem_uint32_put, nelems, sizeof(uint32_t)), pe);
+	goshmem_fast_put(R_shmem_uint32_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_put, nelems, sizeof(uint32_t)), pe);
 }
+#pragma weak shmem_uint32_put = pshmem_uint32_put
 
-void shmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+void pshmem_uint64_put(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint64_put, dest, source, goshmem_nbytes(R_shmem_uint64_put, nelems, sizeof(uint64_t)), pe);
+	goshmem_fast_put(R_shmem_uint64_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_put, nelems, sizeof(uint64_t)), pe);
 }
+#pragma weak shmem_uint64_put = pshmem_uint64_put
 
-void shmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe)
+void pshmem_size_put(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_size_put, dest, source, goshmem_nbytes(R_shmem_size_put, nelems, sizeof(size_t)), pe);
+	goshmem_fast_put(R_shmem_size_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_put, nelems, sizeof(size_t)), pe);
 }
+#pragma weak shmem_size_put = pshmem_size_put
 
-void shmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+void pshmem_ptrdiff_put(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ptrdiff_put, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put, nelems, sizeof(ptrdiff_t)), pe);
+	goshmem_fast_put(R_shmem_ptrdiff_put, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put, nelems, sizeof(ptrdiff_t)), pe);
 }
+#pragma weak shmem_ptrdiff_put = pshmem_ptrdiff_put
 
-void shmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe)
+void pshmem_float_put_nbi(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_float_put_nbi, dest, source, goshmem_nbytes(R_shmem_float_put_nbi, nelems, sizeof(float)), pe);
+	goshmem_fast_put(R_shmem_float_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_put_nbi, nelems, sizeof(float)), pe);
 }
+#pragma weak shmem_float_put_nbi = pshmem_float_put_nbi
 
-void shmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe)
+void pshmem_double_put_nbi(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_double_put_nbi, dest, source, goshmem_nbytes(R_shmem_double_put_nbi, nelems, sizeof(double)), pe);
+	goshmem_fast_put(R_shmem_double_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_put_nbi, nelems, sizeof(double)), pe);
 }
+#pragma weak shmem_double_put_nbi = pshmem_double_put_nbi
 
-void shmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe)
+void pshmem_longdouble_put_nbi(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longdouble_put_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_put_nbi, nelems, sizeof(long double)), pe);
+	goshmem_fast_put(R_shmem_longdouble_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_put_nbi, nelems, sizeof(long double)), pe);
 }
+#pragma weak shmem_longdouble_put_nbi = pshmem_longdouble_put_nbi
 
-void shmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe)
+void pshmem_char_put_nbi(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_char_put_nbi, dest, source, goshmem_nbytes(R_shmem_char_put_nbi, nelems, sizeof(char)), pe);
+	goshmem_fast_put(R_shmem_char_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_put_nbi, nelems, sizeof(char)), pe);
 }
+#pragma weak shmem_char_put_nbi = pshmem_char_put_nbi
 
-void shmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
+void pshmem_schar_put_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_schar_put_nbi, dest, source, goshmem_nbytes(R_shmem_schar_put_nbi, nelems, sizeof(signed char)), pe);
+	goshmem_fast_put(R_shmem_schar_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_put_nbi, nelems, sizeof(signed char)), pe);
 }
+#pragma weak shmem_schar_put_nbi = pshmem_schar_put_nbi
 
-void shmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe)
+void pshmem_short_put_nbi(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_short_put_nbi, dest, source, goshmem_nbytes(R_shmem_short_put_nbi, nelems, sizeof(short)), pe);
+	goshmem_fast_put(R_shmem_short_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_put_nbi, nelems, sizeof(short)), pe);
 }
+#pragma weak shmem_short_put_nbi = pshmem_short_put_nbi
 
-void shmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe)
+void pshmem_int_put_nbi(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int_put_nbi, dest, source, goshmem_nbytes(R_shmem_int_put_nbi, nelems, sizeof(int)), pe);
+	goshmem_fast_put(R_shmem_int_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_put_nbi, nelems, sizeof(int)), pe);
 }
+#pragma weak shmem_int_put_nbi = pshmem_int_put_nbi
 
-void shmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe)
+void pshmem_long_put_nbi(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_long_put_nbi, dest, source, goshmem_nbytes(R_shmem_long_put_nbi, nelems, sizeof(long)), pe);
+	goshmem_fast_put(R_shmem_long_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_put_nbi, nelems, sizeof(long)), pe);
 }
+#pragma weak shmem_long_put_nbi = pshmem_long_put_nbi
 
-void shmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe)
+void pshmem_longlong_put_nbi(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_longlong_put_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_put_nbi, nelems, sizeof(long long)), pe);
+	goshmem_fast_put(R_shmem_longlong_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_put_nbi, nelems, sizeof(long long)), pe);
 }
+#pragma weak shmem_longlong_put_nbi = pshmem_longlong_put_nbi
 
-void shmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+void pshmem_uchar_put_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uchar_put_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_put_nbi, nelems, sizeof(unsigned char)), pe);
+	goshmem_fast_put(R_shmem_uchar_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_put_nbi, nelems, sizeof(unsigned char)), pe);
 }
+#pragma weak shmem_uchar_put_nbi = pshmem_uchar_put_nbi
 
-void shmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+void pshmem_ushort_put_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ushort_put_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_put_nbi, nelems, sizeof(unsigned short)), pe);
+	goshmem_fast_put(R_shmem_ushort_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_put_nbi, nelems, sizeof(unsigned short)), pe);
 }
+#pragma weak shmem_ushort_put_nbi = pshmem_ushort_put_nbi
 
-void shmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+void pshmem_uint_put_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint_put_nbi, nelems, sizeof(unsigned int)), pe);
+	goshmem_fast_put(R_shmem_uint_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_put_nbi, nelems, sizeof(unsigned int)), pe);
 }
+#pragma weak shmem_uint_put_nbi = pshmem_uint_put_nbi
 
-void shmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+void pshmem_ulong_put_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulong_put_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_put_nbi, nelems, sizeof(unsigned long)), pe);
+	goshmem_fast_put(R_shmem_ulong_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_put_nbi, nelems, sizeof(unsigned long)), pe);
 }
+#pragma weak shmem_ulong_put_nbi = pshmem_ulong_put_nbi
 
-void shmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+void pshmem_ulonglong_put_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ulonglong_put_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_nbi, nelems, sizeof(unsigned long long)), pe);
+	goshmem_fast_put(R_shmem_ulonglong_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_nbi, nelems, sizeof(unsigned long long)), pe);
 }
+#pragma weak shmem_ulonglong_put_nbi = pshmem_ulonglong_put_nbi
 
-void shmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
+void pshmem_int8_put_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int8_put_nbi, dest, source, goshmem_nbytes(R_shmem_int8_put_nbi, nelems, sizeof(int8_t)), pe);
+	goshmem_fast_put(R_shmem_int8_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_put_nbi, nelems, sizeof(int8_t)), pe);
 }
+#pragma weak shmem_int8_put_nbi = pshmem_int8_put_nbi
 
-void shmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
+void pshmem_int16_put_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int16_put_nbi, dest, source, goshmem_nbytes(R_shmem_int16_put_nbi, nelems, sizeof(int16_t)), pe);
+	goshmem_fast_put(R_shmem_int16_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_put_nbi, nelems, sizeof(int16_t)), pe);
 }
+#pragma weak shmem_int16_put_nbi = pshmem_int16_put_nbi
 
-void shmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
+void pshmem_int32_put_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int32_put_nbi, dest, source, goshmem_nbytes(R_shmem_int32_put_nbi, nelems, sizeof(int32_t)), pe);
+	goshmem_fast_put(R_shmem_int32_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_put_nbi, nelems, sizeof(int32_t)), pe);
 }
+#pragma weak shmem_int32_put_nbi = pshmem_int32_put_nbi
 
-void shmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
+void pshmem_int64_put_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_int64_put_nbi, dest, source, goshmem_nbytes(R_shmem_int64_put_nbi, nelems, sizeof(int64_t)), pe);
+	goshmem_fast_put(R_shmem_int64_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_put_nbi, nelems, sizeof(int64_t)), pe);
 }
+#pragma weak shmem_int64_put_nbi = pshmem_int64_put_nbi
 
-void shmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+void pshmem_uint8_put_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint8_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_put_nbi, nelems, sizeof(uint8_t)), pe);
+	goshmem_fast_put(R_shmem_uint8_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_put_nbi, nelems, sizeof(uint8_t)), pe);
 }
+#pragma weak shmem_uint8_put_nbi = pshmem_uint8_put_nbi
 
-void shmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+void pshmem_uint16_put_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint16_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_put_nbi, nelems, sizeof(uint16_t)), pe);
+	goshmem_fast_put(R_shmem_uint16_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_put_nbi, nelems, sizeof(uint16_t)), pe);
 }
+#pragma weak shmem_uint16_put_nbi = pshmem_uint16_put_nbi
 
-void shmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+void pshmem_uint32_put_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint32_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_put_nbi, nelems, sizeof(uint32_t)), pe);
+	goshmem_fast_put(R_shmem_uint32_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_put_nbi, nelems, sizeof(uint32_t)), pe);
 }
+#pragma weak shmem_uint32_put_nbi = pshmem_uint32_put_nbi
 
-void shmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+void pshmem_uint64_put_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_uint64_put_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_put_nbi, nelems, sizeof(uint64_t)), pe);
+	goshmem_fast_put(R_shmem_uint64_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_put_nbi, nelems, sizeof(uint64_t)), pe);
 }
+#pragma weak shmem_uint64_put_nbi = pshmem_uint64_put_nbi
 
-void shmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
+void pshmem_size_put_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_size_put_nbi, dest, source, goshmem_nbytes(R_shmem_size_put_nbi, nelems, sizeof(size_t)), pe);
+	goshmem_fast_put(R_shmem_size_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_put_nbi, nelems, sizeof(size_t)), pe);
 }
+#pragma weak shmem_size_put_nbi = pshmem_size_put_nbi
 
-void shmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+void pshmem_ptrdiff_put_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_ptrdiff_put_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_nbi, nelems, sizeof(ptrdiff_t)), pe);
+	goshmem_fast_put(R_shmem_ptrdiff_put_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_nbi, nelems, sizeof(ptrdiff_t)), pe);
 }
+#pragma weak shmem_ptrdiff_put_nbi = pshmem_ptrdiff_put_nbi
 
-void shmem_float_get(float *dest, const float *source, size_t nelems, int pe)
+void pshmem_float_get(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_float_get, dest, source, goshmem_nbytes(R_shmem_float_get, nelems, sizeof(float)), pe);
+	goshmem_fast_get(R_shmem_float_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_get, nelems, sizeof(float)), pe);
 }
+#pragma weak shmem_float_get = pshmem_float_get
 
-void shmem_double_get(double *dest, const double *source, size_t nelems, int pe)
+void pshmem_double_get(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_double_get, dest, source, goshmem_nbytes(R_shmem_double_get, nelems, sizeof(double)), pe);
+	goshmem_fast_get(R_shmem_double_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_get, nelems, sizeof(double)), pe);
 }
+#pragma weak shmem_double_get = pshmem_double_get
 
-void shmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe)
+void pshmem_longdouble_get(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longdouble_get, dest, source, goshmem_nbytes(R_shmem_longdouble_get, nelems, sizeof(long double)), pe);
+	goshmem_fast_get(R_shmem_longdouble_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_get, nelems, sizeof(long double)), pe);
 }
+#pragma weak shmem_longdouble_get = pshmem_longdouble_get
 
-void shmem_char_get(char *dest, const char *source, size_t nelems, int pe)
+void pshmem_char_get(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_char_get, dest, source, goshmem_nbytes(R_shmem_char_get, nelems, sizeof(char)), pe);
+	goshmem_fast_get(R_shmem_char_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_get, nelems, sizeof(char)), pe);
 }
+#pragma weak shmem_char_get = pshmem_char_get
 
-void shmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe)
+void pshmem_schar_get(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_schar_get, dest, source, goshmem_nbytes(R_shmem_schar_get, nelems, sizeof(signed char)), pe);
+	goshmem_fast_get(R_shmem_schar_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_get, nelems, sizeof(signed char)), pe);
 }
+#pragma weak shmem_schar_get = pshmem_schar_get
 
-void shmem_short_get(short *dest, const short *source, size_t nelems, int pe)
+void pshmem_short_get(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_short_get, dest, source, goshmem_nbytes(R_shmem_short_get, nelems, sizeof(short)), pe);
+	goshmem_fast_get(R_shmem_short_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_get, nelems, sizeof(short)), pe);
 }
+#pragma weak shmem_short_get = pshmem_short_get
 
-void shmem_int_get(int *dest, const int *source, size_t nelems, int pe)
+void pshmem_int_get(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int_get, dest, source, goshmem_nbytes(R_shmem_int_get, nelems, sizeof(int)), pe);
+	goshmem_fast_get(R_shmem_int_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_get, nelems, sizeof(int)), pe);
 }
+#pragma weak shmem_int_get = pshmem_int_get
 
-void shmem_long_get(long *dest, const long *source, size_t nelems, int pe)
+void pshmem_long_get(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_long_get, dest, source, goshmem_nbytes(R_shmem_long_get, nelems, sizeof(long)), pe);
+	goshmem_fast_get(R_shmem_long_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_get, nelems, sizeof(long)), pe);
 }
+#pragma weak shmem_long_get = pshmem_long_get
 
-void shmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe)
+void pshmem_longlong_get(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longlong_get, dest, source, goshmem_nbytes(R_shmem_longlong_get, nelems, sizeof(long long)), pe);
+	goshmem_fast_get(R_shmem_longlong_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_get, nelems, sizeof(long long)), pe);
 }
+#pragma weak shmem_longlong_get = pshmem_longlong_get
 
-void shmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+void pshmem_uchar_get(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uchar_get, dest, source, goshmem_nbytes(R_shmem_uchar_get, nelems, sizeof(unsigned char)), pe);
+	goshmem_fast_get(R_shmem_uchar_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_get, nelems, sizeof(unsigned char)), pe);
 }
+#pragma weak shmem_uchar_get = pshmem_uchar_get
 
-void shmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+void pshmem_ushort_get(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ushort_get, dest, source, goshmem_nbytes(R_shmem_ushort_get, nelems, sizeof(unsigned short)), pe);
+	goshmem_fast_get(R_shmem_ushort_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_get, nelems, sizeof(unsigned short)), pe);
 }
+#pragma weak shmem_ushort_get = pshmem_ushort_get
 
-void shmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+void pshmem_uint_get(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint_get, dest, source, goshmem_nbytes(R_shmem_uint_get, nelems, sizeof(unsigned int)), pe);
+	goshmem_fast_get(R_shmem_uint_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_get, nelems, sizeof(unsigned int)), pe);
 }
+#pragma weak shmem_uint_get = pshmem_uint_get
 
-void shmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+void pshmem_ulong_get(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulong_get, dest, source, goshmem_nbytes(R_shmem_ulong_get, nelems, sizeof(unsigned long)), pe);
+	goshmem_fast_get(R_shmem_ulong_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_get, nelems, sizeof(unsigned long)), pe);
 }
+#pragma weak shmem_ulong_get = pshmem_ulong_get
 
-void shmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+void pshmem_ulonglong_get(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulonglong_get, dest, source, goshmem_nbytes(R_shmem_ulonglong_get, nelems, sizeof(unsigned long long)), pe);
+	goshmem_fast_get(R_shmem_ulonglong_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_get, nelems, sizeof(unsigned long long)), pe);
 }
+#pragma weak shmem_ulonglong_get = pshmem_ulonglong_get
 
-void shmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe)
+void pshmem_int8_get(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int8_get, dest, source, goshmem_nbytes(R_shmem_int8_get, nelems, sizeof(int8_t)), pe);
+	goshmem_fast_get(R_shmem_int8_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_get, nelems, sizeof(int8_t)), pe);
 }
+#pragma weak shmem_int8_get = pshmem_int8_get
 
-void shmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe)
+void pshmem_int16_get(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int16_get, dest, source, goshmem_nbytes(R_shmem_int16_get, nelems, sizeof(int16_t)), pe);
+	goshmem_fast_get(R_shmem_int16_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_get, nelems, sizeof(int16_t)), pe);
 }
+#pragma weak shmem_int16_get = pshmem_int16_get
 
-void shmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe)
+void pshmem_int32_get(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int32_get, dest, source, goshmem_nbytes(R_shmem_int32_get, nelems, sizeof(int32_t)), pe);
+	goshmem_fast_get(R_shmem_int32_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_get, nelems, sizeof(int32_t)), pe);
 }
+#pragma weak shmem_int32_get = pshmem_int32_get
 
-void shmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe)
+void pshmem_int64_get(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int64_get, dest, source, goshmem_nbytes(R_shmem_int64_get, nelems, sizeof(int64_t)), pe);
+	goshmem_fast_get(R_shmem_int64_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_get, nelems, sizeof(int64_t)), pe);
 }
+#pragma weak shmem_int64_get = pshmem_int64_get
 
-void shmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+void pshmem_uint8_get(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint8_get, dest, source, goshmem_nbytes(R_shmem_uint8_get, nelems, sizeof(uint8_t)), pe);
+	goshmem_fast_get(R_shmem_uint8_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_get, nelems, sizeof(uint8_t)), pe);
 }
+#pragma weak shmem_uint8_get = pshmem_uint8_get
 
-void shmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+void pshmem_uint16_get(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint16_get, dest, source, goshmem_nbytes(R_shmem_uint16_get, nelems, sizeof(uint16_t)), pe);
+	goshmem_fast_get(R_shmem_uint16_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_get, nelems, sizeof(uint16_t)), pe);
 }
+#pragma weak shmem_uint16_get = pshmem_uint16_get
 
-void shmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+void pshmem_uint32_get(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint32_get, dest, source, goshmem_nbytes(R_shmem_uint32_get, nelems, sizeof(uint32_t)), pe);
+	goshmem_fast_get(R_shmem_uint32_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_get, nelems, sizeof(uint32_t)), pe);
 }
+#pragma weak shmem_uint32_get = pshmem_uint32_get
 
-void shmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+void pshmem_uint64_get(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint64_get, dest, source, goshmem_nbytes(R_shmem_uint64_get, nelems, sizeof(uint64_t)), pe);
+	goshmem_fast_get(R_shmem_uint64_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_get, nelems, sizeof(uint64_t)), pe);
 }
+#pragma weak shmem_uint64_get = pshmem_uint64_get
 
-void shmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe)
+void pshmem_size_get(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_size_get, dest, source, goshmem_nbytes(R_shmem_size_get, nelems, sizeof(size_t)), pe);
+	goshmem_fast_get(R_shmem_size_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_get, nelems, sizeof(size_t)), pe);
 }
+#pragma weak shmem_size_get = pshmem_size_get
 
-void shmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+void pshmem_ptrdiff_get(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ptrdiff_get, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get, nelems, sizeof(ptrdiff_t)), pe);
+	goshmem_fast_get(R_shmem_ptrdiff_get, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get, nelems, sizeof(ptrdiff_t)), pe);
 }
+#pragma weak shmem_ptrdiff_get = pshmem_ptrdiff_get
 
-void shmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe)
+void pshmem_float_get_nbi(float *dest, const float *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_float_get_nbi, dest, source, goshmem_nbytes(R_shmem_float_get_nbi, nelems, sizeof(float)), pe);
+	goshmem_fast_get(R_shmem_float_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_get_nbi, nelems, sizeof(float)), pe);
 }
+#pragma weak shmem_float_get_nbi = pshmem_float_get_nbi
 
-void shmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe)
+void pshmem_double_get_nbi(double *dest, const double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_double_get_nbi, dest, source, goshmem_nbytes(R_shmem_double_get_nbi, nelems, sizeof(double)), pe);
+	goshmem_fast_get(R_shmem_double_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_get_nbi, nelems, sizeof(double)), pe);
 }
+#pragma weak shmem_double_get_nbi = pshmem_double_get_nbi
 
-void shmem_longdouble_get_nbi(long double *dest, const long double *source, size_t nelems, int pe)
+void pshmem_longdouble_get_nbi(long double *dest, const long double *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longdouble_get_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_get_nbi, nelems, sizeof(long double)), pe);
+	goshmem_fast_get(R_shmem_longdouble_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_get_nbi, nelems, sizeof(long double)), pe);
 }
+#pragma weak shmem_longdouble_get_nbi = pshmem_longdouble_get_nbi
 
-void shmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe)
+void pshmem_char_get_nbi(char *dest, const char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_char_get_nbi, dest, source, goshmem_nbytes(R_shmem_char_get_nbi, nelems, sizeof(char)), pe);
+	goshmem_fast_get(R_shmem_char_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_get_nbi, nelems, sizeof(char)), pe);
 }
+#pragma weak shmem_char_get_nbi = pshmem_char_get_nbi
 
-void shmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
+void pshmem_schar_get_nbi(signed char *dest, const signed char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_schar_get_nbi, dest, source, goshmem_nbytes(R_shmem_schar_get_nbi, nelems, sizeof(signed char)), pe);
+	goshmem_fast_get(R_shmem_schar_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_get_nbi, nelems, sizeof(signed char)), pe);
 }
+#pragma weak shmem_schar_get_nbi = pshmem_schar_get_nbi
 
-void shmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe)
+void pshmem_short_get_nbi(short *dest, const short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_short_get_nbi, dest, source, goshmem_nbytes(R_shmem_short_get_nbi, nelems, sizeof(short)), pe);
+	goshmem_fast_get(R_shmem_short_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_get_nbi, nelems, sizeof(short)), pe);
 }
+#pragma weak shmem_short_get_nbi = pshmem_short_get_nbi
 
-void shmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe)
+void pshmem_int_get_nbi(int *dest, const int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int_get_nbi, dest, source, goshmem_nbytes(R_shmem_int_get_nbi, nelems, sizeof(int)), pe);
+	goshmem_fast_get(R_shmem_int_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_get_nbi, nelems, sizeof(int)), pe);
 }
+#pragma weak shmem_int_get_nbi = pshmem_int_get_nbi
 
-void shmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe)
+void pshmem_long_get_nbi(long *dest, const long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_long_get_nbi, dest, source, goshmem_nbytes(R_shmem_long_get_nbi, nelems, sizeof(long)), pe);
+	goshmem_fast_get(R_shmem_long_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_get_nbi, nelems, sizeof(long)), pe);
 }
+#pragma weak shmem_long_get_nbi = pshmem_long_get_nbi
 
-void shmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe)
+void pshmem_longlong_get_nbi(long long *dest, const long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_longlong_get_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_get_nbi, nelems, sizeof(long long)), pe);
+	goshmem_fast_get(R_shmem_longlong_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_get_nbi, nelems, sizeof(long long)), pe);
 }
+#pragma weak shmem_longlong_get_nbi = pshmem_longlong_get_nbi
 
-void shmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+void pshmem_uchar_get_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uchar_get_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_get_nbi, nelems, sizeof(unsigned char)), pe);
+	goshmem_fast_get(R_shmem_uchar_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_get_nbi, nelems, sizeof(unsigned char)), pe);
 }
+#pragma weak shmem_uchar_get_nbi = pshmem_uchar_get_nbi
 
-void shmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+void pshmem_ushort_get_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ushort_get_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_get_nbi, nelems, sizeof(unsigned short)), pe);
+	goshmem_fast_get(R_shmem_ushort_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_get_nbi, nelems, sizeof(unsigned short)), pe);
 }
+#pragma weak shmem_ushort_get_nbi = pshmem_ushort_get_nbi
 
-void shmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+void pshmem_uint_get_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint_get_nbi, nelems, sizeof(unsigned int)), pe);
+	goshmem_fast_get(R_shmem_uint_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_get_nbi, nelems, sizeof(unsigned int)), pe);
 }
+#pragma weak shmem_uint_get_nbi = pshmem_uint_get_nbi
 
-void shmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+void pshmem_ulong_get_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulong_get_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_get_nbi, nelems, sizeof(unsigned long)), pe);
+	goshmem_fast_get(R_shmem_ulong_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_get_nbi, nelems, sizeof(unsigned long)), pe);
 }
+#pragma weak shmem_ulong_get_nbi = pshmem_ulong_get_nbi
 
-void shmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+void pshmem_ulonglong_get_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ulonglong_get_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_get_nbi, nelems, sizeof(unsigned long long)), pe);
+	goshmem_fast_get(R_shmem_ulonglong_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_get_nbi, nelems, sizeof(unsigned long long)), pe);
 }
+#pragma weak shmem_ulonglong_get_nbi = pshmem_ulonglong_get_nbi
 
-void shmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
+void pshmem_int8_get_nbi(int8_t *dest, const int8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int8_get_nbi, dest, source, goshmem_nbytes(R_shmem_int8_get_nbi, nelems, sizeof(int8_t)), pe);
+	goshmem_fast_get(R_shmem_int8_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_get_nbi, nelems, sizeof(int8_t)), pe);
 }
+#pragma weak shmem_int8_get_nbi = pshmem_int8_get_nbi
 
-void shmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
+void pshmem_int16_get_nbi(int16_t *dest, const int16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int16_get_nbi, dest, source, goshmem_nbytes(R_shmem_int16_get_nbi, nelems, sizeof(int16_t)), pe);
+	goshmem_fast_get(R_shmem_int16_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_get_nbi, nelems, sizeof(int16_t)), pe);
 }
+#pragma weak shmem_int16_get_nbi = pshmem_int16_get_nbi
 
-void shmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
+void pshmem_int32_get_nbi(int32_t *dest, const int32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int32_get_nbi, dest, source, goshmem_nbytes(R_shmem_int32_get_nbi, nelems, sizeof(int32_t)), pe);
+	goshmem_fast_get(R_shmem_int32_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_get_nbi, nelems, sizeof(int32_t)), pe);
 }
+#pragma weak shmem_int32_get_nbi = pshmem_int32_get_nbi
 
-void shmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
+void pshmem_int64_get_nbi(int64_t *dest, const int64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_int64_get_nbi, dest, source, goshmem_nbytes(R_shmem_int64_get_nbi, nelems, sizeof(int64_t)), pe);
+	goshmem_fast_get(R_shmem_int64_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_get_nbi, nelems, sizeof(int64_t)), pe);
 }
+#pragma weak shmem_int64_get_nbi = pshmem_int64_get_nbi
 
-void shmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+void pshmem_uint8_get_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint8_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_get_nbi, nelems, sizeof(uint8_t)), pe);
+	goshmem_fast_get(R_shmem_uint8_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_get_nbi, nelems, sizeof(uint8_t)), pe);
 }
+#pragma weak shmem_uint8_get_nbi = pshmem_uint8_get_nbi
 
-void shmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+void pshmem_uint16_get_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint16_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_get_nbi, nelems, sizeof(uint16_t)), pe);
+	goshmem_fast_get(R_shmem_uint16_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_get_nbi, nelems, sizeof(uint16_t)), pe);
 }
+#pragma weak shmem_uint16_get_nbi = pshmem_uint16_get_nbi
 
-void shmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+void pshmem_uint32_get_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint32_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_get_nbi, nelems, sizeof(uint32_t)), pe);
+	goshmem_fast_get(R_shmem_uint32_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_get_nbi, nelems, sizeof(uint32_t)), pe);
 }
+#pragma weak shmem_uint32_get_nbi = pshmem_uint32_get_nbi
 
-void shmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+void pshmem_uint64_get_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_uint64_get_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_get_nbi, nelems, sizeof(uint64_t)), pe);
+	goshmem_fast_get(R_shmem_uint64_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_get_nbi, nelems, sizeof(uint64_t)), pe);
 }
+#pragma weak shmem_uint64_get_nbi = pshmem_uint64_get_nbi
 
-void shmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
+void pshmem_size_get_nbi(size_t *dest, const size_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_size_get_nbi, dest, source, goshmem_nbytes(R_shmem_size_get_nbi, nelems, sizeof(size_t)), pe);
+	goshmem_fast_get(R_shmem_size_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_get_nbi, nelems, sizeof(size_t)), pe);
 }
+#pragma weak shmem_size_get_nbi = pshmem_size_get_nbi
 
-void shmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+void pshmem_ptrdiff_get_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_ptrdiff_get_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get_nbi, nelems, sizeof(ptrdiff_t)), pe);
+	goshmem_fast_get(R_shmem_ptrdiff_get_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_get_nbi, nelems, sizeof(ptrdiff_t)), pe);
 }
+#pragma weak shmem_ptrdiff_get_nbi = pshmem_ptrdiff_get_nbi
 
-void shmem_float_p(float *dest, float value, int pe)
+void pshmem_float_p(float *dest, float value, int pe)
 {
-	goshmem_fast_put(R_shmem_float_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_float_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_float_p = pshmem_float_p
 
-void shmem_double_p(double *dest, double value, int pe)
+void pshmem_double_p(double *dest, double value, int pe)
 {
-	goshmem_fast_put(R_shmem_double_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_double_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_double_p = pshmem_double_p
 
-void shmem_longdouble_p(long double *dest, long double value, int pe)
+void pshmem_longdouble_p(long double *dest, long double value, int pe)
 {
-	goshmem_fast_put(R_shmem_longdouble_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_longdouble_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_longdouble_p = pshmem_longdouble_p
 
-void shmem_char_p(char *dest, char value, int pe)
+void pshmem_char_p(char *dest, char value, int pe)
 {
-	goshmem_fast_put(R_shmem_char_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_char_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_char_p = pshmem_char_p
 
-void shmem_schar_p(signed char *dest, signed char value, int pe)
+void pshmem_schar_p(signed char *dest, signed char value, int pe)
 {
-	goshmem_fast_put(R_shmem_schar_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_schar_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_schar_p = pshmem_schar_p
 
-void shmem_short_p(short *dest, short value, int pe)
+void pshmem_short_p(short *dest, short value, int pe)
 {
-	goshmem_fast_put(R_shmem_short_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_short_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_short_p = pshmem_short_p
 
-void shmem_int_p(int *dest, int value, int pe)
+void pshmem_int_p(int *dest, int value, int pe)
 {
-	goshmem_fast_put(R_shmem_int_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_int_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_int_p = pshmem_int_p
 
-void shmem_long_p(long *dest, long value, int pe)
+void pshmem_long_p(long *dest, long value, int pe)
 {
-	goshmem_fast_put(R_shmem_long_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_long_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_long_p = pshmem_long_p
 
-void shmem_longlong_p(long long *dest, long long value, int pe)
+void pshmem_longlong_p(long long *dest, long long value, int pe)
 {
-	goshmem_fast_put(R_shmem_longlong_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_longlong_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_longlong_p = pshmem_longlong_p
 
-void shmem_uchar_p(unsigned char *dest, unsigned char value, int pe)
+void pshmem_uchar_p(unsigned char *dest, unsigned char value, int pe)
 {
-	goshmem_fast_put(R_shmem_uchar_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uchar_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uchar_p = pshmem_uchar_p
 
-void shmem_ushort_p(unsigned short *dest, unsigned short value, int pe)
+void pshmem_ushort_p(unsigned short *dest, unsigned short value, int pe)
 {
-	goshmem_fast_put(R_shmem_ushort_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_ushort_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_ushort_p = pshmem_ushort_p
 
-void shmem_uint_p(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_p(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_put(R_shmem_uint_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uint_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uint_p = pshmem_uint_p
 
-void shmem_ulong_p(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_p(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_put(R_shmem_ulong_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_ulong_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_ulong_p = pshmem_ulong_p
 
-void shmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_put(R_shmem_ulonglong_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_ulonglong_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_ulonglong_p = pshmem_ulonglong_p
 
-void shmem_int8_p(int8_t *dest, int8_t value, int pe)
+void pshmem_int8_p(int8_t *dest, int8_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_int8_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_int8_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_int8_p = pshmem_int8_p
 
-void shmem_int16_p(int16_t *dest, int16_t value, int pe)
+void pshmem_int16_p(int16_t *dest, int16_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_int16_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_int16_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_int16_p = pshmem_int16_p
 
-void shmem_int32_p(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_p(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_int32_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_int32_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_int32_p = pshmem_int32_p
 
-void shmem_int64_p(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_p(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_int64_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_int64_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_int64_p = pshmem_int64_p
 
-void shmem_uint8_p(uint8_t *dest, uint8_t value, int pe)
+void pshmem_uint8_p(uint8_t *dest, uint8_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_uint8_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uint8_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uint8_p = pshmem_uint8_p
 
-void shmem_uint16_p(uint16_t *dest, uint16_t value, int pe)
+void pshmem_uint16_p(uint16_t *dest, uint16_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_uint16_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uint16_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uint16_p = pshmem_uint16_p
 
-void shmem_uint32_p(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_p(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_uint32_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uint32_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uint32_p = pshmem_uint32_p
 
-void shmem_uint64_p(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_p(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_uint64_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_uint64_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_uint64_p = pshmem_uint64_p
 
-void shmem_size_p(size_t *dest, size_t value, int pe)
+void pshmem_size_p(size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_size_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_size_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_size_p = pshmem_size_p
 
-void shmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_put(R_shmem_ptrdiff_p, dest, &value, sizeof value, pe);
+	goshmem_fast_put(R_shmem_ptrdiff_p, SHMEM_CTX_DEFAULT, dest, &value, sizeof value, pe);
 }
+#pragma weak shmem_ptrdiff_p = pshmem_ptrdiff_p
 
-float shmem_float_g(const float *source, int pe)
+float pshmem_float_g(const float *source, int pe)
 {
-	float v;
-	goshmem_fast_get(R_shmem_float_g, &v, source, sizeof v, pe);
+	float v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_float_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_float_g = pshmem_float_g
 
-double shmem_double_g(const double *source, int pe)
+double pshmem_double_g(const double *source, int pe)
 {
-	double v;
-	goshmem_fast_get(R_shmem_double_g, &v, source, sizeof v, pe);
+	double v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_double_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_double_g = pshmem_double_g
 
-long double shmem_longdouble_g(const long double *source, int pe)
+long double pshmem_longdouble_g(const long double *source, int pe)
 {
-	long double v;
-	goshmem_fast_get(R_shmem_longdouble_g, &v, source, sizeof v, pe);
+	long double v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_longdouble_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_longdouble_g = pshmem_longdouble_g
 
-char shmem_char_g(const char *source, int pe)
+char pshmem_char_g(const char *source, int pe)
 {
-	char v;
-	goshmem_fast_get(R_shmem_char_g, &v, source, sizeof v, pe);
+	char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_char_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_char_g = pshmem_char_g
 
-signed char shmem_schar_g(const signed char *source, int pe)
+signed char pshmem_schar_g(const signed char *source, int pe)
 {
-	signed char v;
-	goshmem_fast_get(R_shmem_schar_g, &v, source, sizeof v, pe);
+	signed char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_schar_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_schar_g = pshmem_schar_g
 
-short shmem_short_g(const short *source, int pe)
+short pshmem_short_g(const short *source, int pe)
 {
-	short v;
-	goshmem_fast_get(R_shmem_short_g, &v, source, sizeof v, pe);
+	short v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_short_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_short_g = pshmem_short_g
 
-int shmem_int_g(const int *source, int pe)
+int pshmem_int_g(const int *source, int pe)
 {
-	int v;
-	goshmem_fast_get(R_shmem_int_g, &v, source, sizeof v, pe);
+	int v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_int_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_int_g = pshmem_int_g
 
-long shmem_long_g(const long *source, int pe)
+long pshmem_long_g(const long *source, int pe)
 {
-	long v;
-	goshmem_fast_get(R_shmem_long_g, &v, source, sizeof v, pe);
+	long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_long_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_long_g = pshmem_long_g
 
-long long shmem_longlong_g(const long long *source, int pe)
+long long pshmem_longlong_g(const long long *source, int pe)
 {
-	long long v;
-	goshmem_fast_get(R_shmem_longlong_g, &v, source, sizeof v, pe);
+	long long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_longlong_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_longlong_g = pshmem_longlong_g
 
-unsigned char shmem_uchar_g(const unsigned char *source, int pe)
+unsigned char pshmem_uchar_g(const unsigned char *source, int pe)
 {
-	unsigned char v;
-	goshmem_fast_get(R_shmem_uchar_g, &v, source, sizeof v, pe);
+	unsigned char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uchar_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uchar_g = pshmem_uchar_g
 
-unsigned short shmem_ushort_g(const unsigned short *source, int pe)
+unsigned short pshmem_ushort_g(const unsigned short *source, int pe)
 {
-	unsigned short v;
-	goshmem_fast_get(R_shmem_ushort_g, &v, source, sizeof v, pe);
+	unsigned short v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ushort_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_ushort_g = pshmem_ushort_g
 
-unsigned int shmem_uint_g(const unsigned int *source, int pe)
+unsigned int pshmem_uint_g(const unsigned int *source, int pe)
 {
-	unsigned int v;
-	goshmem_fast_get(R_shmem_uint_g, &v, source, sizeof v, pe);
+	unsigned int v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uint_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uint_g = pshmem_uint_g
 
-unsigned long shmem_ulong_g(const unsigned long *source, int pe)
+unsigned long pshmem_ulong_g(const unsigned long *source, int pe)
 {
-	unsigned long v;
-	goshmem_fast_get(R_shmem_ulong_g, &v, source, sizeof v, pe);
+	unsigned long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ulong_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_ulong_g = pshmem_ulong_g
 
-unsigned long long shmem_ulonglong_g(const unsigned long long *source, int pe)
+unsigned long long pshmem_ulonglong_g(const unsigned long long *source, int pe)
 {
-	unsigned long long v;
-	goshmem_fast_get(R_shmem_ulonglong_g, &v, source, sizeof v, pe);
+	unsigned long long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ulonglong_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_ulonglong_g = pshmem_ulonglong_g
 
-int8_t shmem_int8_g(const int8_t *source, int pe)
+int8_t pshmem_int8_g(const int8_t *source, int pe)
 {
-	int8_t v;
-	goshmem_fast_get(R_shmem_int8_g, &v, source, sizeof v, pe);
+	int8_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_int8_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_int8_g = pshmem_int8_g
 
-int16_t shmem_int16_g(const int16_t *source, int pe)
+int16_t pshmem_int16_g(const int16_t *source, int pe)
 {
-	int16_t v;
-	goshmem_fast_get(R_shmem_int16_g, &v, source, sizeof v, pe);
+	int16_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_int16_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_int16_g = pshmem_int16_g
 
-int32_t shmem_int32_g(const int32_t *source, int pe)
+int32_t pshmem_int32_g(const int32_t *source, int pe)
 {
-	int32_t v;
-	goshmem_fast_get(R_shmem_int32_g, &v, source, sizeof v, pe);
+	int32_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_int32_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_int32_g = pshmem_int32_g
 
-int64_t shmem_int64_g(const int64_t *source, int pe)
+int64_t pshmem_int64_g(const int64_t *source, int pe)
 {
-	int64_t v;
-	goshmem_fast_get(R_shmem_int64_g, &v, source, sizeof v, pe);
+	int64_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_int64_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_int64_g = pshmem_int64_g
 
-uint8_t shmem_uint8_g(const uint8_t *source, int pe)
+uint8_t pshmem_uint8_g(const uint8_t *source, int pe)
 {
-	uint8_t v;
-	goshmem_fast_get(R_shmem_uint8_g, &v, source, sizeof v, pe);
+	uint8_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uint8_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uint8_g = pshmem_uint8_g
 
-uint16_t shmem_uint16_g(const uint16_t *source, int pe)
+uint16_t pshmem_uint16_g(const uint16_t *source, int pe)
 {
-	uint16_t v;
-	goshmem_fast_get(R_shmem_uint16_g, &v, source, sizeof v, pe);
+	uint16_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uint16_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uint16_g = pshmem_uint16_g
 
-uint32_t shmem_uint32_g(const uint32_t *source, int pe)
+uint32_t pshmem_uint32_g(const uint32_t *source, int pe)
 {
-	uint32_t v;
-	goshmem_fast_get(R_shmem_uint32_g, &v, source, sizeof v, pe);
+	uint32_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uint32_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uint32_g = pshmem_uint32_g
 
-uint64_t shmem_uint64_g(const uint64_t *source, int pe)
+uint64_t pshmem_uint64_g(const uint64_t *source, int pe)
 {
-	uint64_t v;
-	goshmem_fast_get(R_shmem_uint64_g, &v, source, sizeof v, pe);
+	uint64_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_uint64_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_uint64_g = pshmem_uint64_g
 
-size_t shmem_size_g(const size_t *source, int pe)
+size_t pshmem_size_g(const size_t *source, int pe)
 {
-	size_t v;
-	goshmem_fast_get(R_shmem_size_g, &v, source, sizeof v, pe);
+	size_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_size_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_size_g = pshmem_size_g
 
-ptrdiff_t shmem_ptrdiff_g(const ptrdiff_t *source, int pe)
+ptrdiff_t pshmem_ptrdiff_g(const ptrdiff_t *source, int pe)
 {
-	ptrdiff_t v;
-	goshmem_fast_get(R_shmem_ptrdiff_g, &v, source, sizeof v, pe);
+	ptrdiff_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ptrdiff_g, SHMEM_CTX_DEFAULT, &v, source, sizeof v, pe);
 	return v;
 }
+#pragma weak shmem_ptrdiff_g = pshmem_ptrdiff_g
 
-void shmem_float_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_float_iput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_float_iput, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
+	goshmem_iput(R_shmem_float_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
 }
+#pragma weak shmem_float_iput = pshmem_float_iput
 
-void shmem_double_iput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_double_iput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_double_iput, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
+	goshmem_iput(R_shmem_double_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
 }
+#pragma weak shmem_double_iput = pshmem_double_iput
 
-void shmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_longdouble_iput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_longdouble_iput, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
+	goshmem_iput(R_shmem_longdouble_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
 }
+#pragma weak shmem_longdouble_iput = pshmem_longdouble_iput
 
-void shmem_char_iput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_char_iput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_char_iput, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
+	goshmem_iput(R_shmem_char_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
 }
+#pragma weak shmem_char_iput = pshmem_char_iput
 
-void shmem_schar_iput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_schar_iput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_schar_iput, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
+	goshmem_iput(R_shmem_schar_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
 }
+#pragma weak shmem_schar_iput = pshmem_schar_iput
 
-void shmem_short_iput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_short_iput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_short_iput, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
+	goshmem_iput(R_shmem_short_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
 }
+#pragma weak shmem_short_iput = pshmem_short_iput
 
-void shmem_int_iput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int_iput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_int_iput, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
+	goshmem_iput(R_shmem_int_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
 }
+#pragma weak shmem_int_iput = pshmem_int_iput
 
-void shmem_long_iput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_long_iput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_long_iput, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
+	goshmem_iput(R_shmem_long_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
 }
+#pragma weak shmem_long_iput = pshmem_long_iput
 
-void shmem_longlong_iput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_longlong_iput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_longlong_iput, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
+	goshmem_iput(R_shmem_longlong_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
 }
+#pragma weak shmem_longlong_iput = pshmem_longlong_iput
 
-void shmem_uchar_iput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uchar_iput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uchar_iput, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
+	goshmem_iput(R_shmem_uchar_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
 }
+#pragma weak shmem_uchar_iput = pshmem_uchar_iput
 
-void shmem_ushort_iput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ushort_iput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_ushort_iput, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
+	goshmem_iput(R_shmem_ushort_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
 }
+#pragma weak shmem_ushort_iput = pshmem_ushort_iput
 
-void shmem_uint_iput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint_iput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uint_iput, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
+	goshmem_iput(R_shmem_uint_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
 }
+#pragma weak shmem_uint_iput = pshmem_uint_iput
 
-void shmem_ulong_iput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ulong_iput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_ulong_iput, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
+	goshmem_iput(R_shmem_ulong_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
 }
+#pragma weak shmem_ulong_iput = pshmem_ulong_iput
 
-void shmem_ulonglong_iput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ulonglong_iput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_ulonglong_iput, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
+	goshmem_iput(R_shmem_ulonglong_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
 }
+#pragma weak shmem_ulonglong_iput = pshmem_ulonglong_iput
 
-void shmem_int8_iput(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int8_iput(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_int8_iput, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
+	goshmem_iput(R_shmem_int8_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
 }
+#pragma weak shmem_int8_iput = pshmem_int8_iput
 
-void shmem_int16_iput(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int16_iput(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_int16_iput, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
+	goshmem_iput(R_shmem_int16_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
 }
+#pragma weak shmem_int16_iput = pshmem_int16_iput
 
-void shmem_int32_iput(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int32_iput(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_int32_iput, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
+	goshmem_iput(R_shmem_int32_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
 }
+#pragma weak shmem_int32_iput = pshmem_int32_iput
 
-void shmem_int64_iput(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int64_iput(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_int64_iput, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
+	goshmem_iput(R_shmem_int64_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
 }
+#pragma weak shmem_int64_iput = pshmem_int64_iput
 
-void shmem_uint8_iput(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint8_iput(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uint8_iput, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
+	goshmem_iput(R_shmem_uint8_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
 }
+#pragma weak shmem_uint8_iput = pshmem_uint8_iput
 
-void shmem_uint16_iput(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint16_iput(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uint16_iput, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
+	goshmem_iput(R_shmem_uint16_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
 }
+#pragma weak shmem_uint16_iput = pshmem_uint16_iput
 
-void shmem_uint32_iput(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint32_iput(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uint32_iput, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
+	goshmem_iput(R_shmem_uint32_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
 }
+#pragma weak shmem_uint32_iput = pshmem_uint32_iput
 
-void shmem_uint64_iput(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint64_iput(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_uint64_iput, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
+	goshmem_iput(R_shmem_uint64_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
 }
+#pragma weak shmem_uint64_iput = pshmem_uint64_iput
 
-void shmem_size_iput(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_size_iput(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_size_iput, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
+	goshmem_iput(R_shmem_size_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
 }
+#pragma weak shmem_size_iput = pshmem_size_iput
 
-void shmem_ptrdiff_iput(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ptrdiff_iput(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_ptrdiff_iput, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
+	goshmem_iput(R_shmem_ptrdiff_iput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
 }
+#pragma weak shmem_ptrdiff_iput = pshmem_ptrdiff_iput
 
-void shmem_float_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_float_iget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_float_iget, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
+	goshmem_iget(R_shmem_float_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
 }
+#pragma weak shmem_float_iget = pshmem_float_iget
 
-void shmem_double_iget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_double_iget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_double_iget, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
+	goshmem_iget(R_shmem_double_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
 }
+#pragma weak shmem_double_iget = pshmem_double_iget
 
-void shmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_longdouble_iget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_longdouble_iget, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
+	goshmem_iget(R_shmem_longdouble_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
 }
+#pragma weak shmem_longdouble_iget = pshmem_longdouble_iget
 
-void shmem_char_iget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_char_iget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_char_iget, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
+	goshmem_iget(R_shmem_char_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
 }
+#pragma weak shmem_char_iget = pshmem_char_iget
 
-void shmem_schar_iget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_schar_iget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_schar_iget, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
+	goshmem_iget(R_shmem_schar_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
 }
+#pragma weak shmem_schar_iget = pshmem_schar_iget
 
-void shmem_short_iget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_short_iget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_short_iget, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
+	goshmem_iget(R_shmem_short_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
 }
+#pragma weak shmem_short_iget = pshmem_short_iget
 
-void shmem_int_iget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int_iget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_int_iget, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
+	goshmem_iget(R_shmem_int_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
 }
+#pragma weak shmem_int_iget = pshmem_int_iget
 
-void shmem_long_iget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_long_iget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_long_iget, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
+	goshmem_iget(R_shmem_long_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
 }
+#pragma weak shmem_long_iget = pshmem_long_iget
 
-void shmem_longlong_iget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_longlong_iget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_longlong_iget, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
+	goshmem_iget(R_shmem_longlong_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
 }
+#pragma weak shmem_longlong_iget = pshmem_longlong_iget
 
-void shmem_uchar_iget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uchar_iget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uchar_iget, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
+	goshmem_iget(R_shmem_uchar_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
 }
+#pragma weak shmem_uchar_iget = pshmem_uchar_iget
 
-void shmem_ushort_iget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ushort_iget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_ushort_iget, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
+	goshmem_iget(R_shmem_ushort_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
 }
+#pragma weak shmem_ushort_iget = pshmem_ushort_iget
 
-void shmem_uint_iget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint_iget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uint_iget, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
+	goshmem_iget(R_shmem_uint_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
 }
+#pragma weak shmem_uint_iget = pshmem_uint_iget
 
-void shmem_ulong_iget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ulong_iget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_ulong_iget, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
+	goshmem_iget(R_shmem_ulong_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
 }
+#pragma weak shmem_ulong_iget = pshmem_ulong_iget
 
-void shmem_ulonglong_iget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ulonglong_iget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_ulonglong_iget, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
+	goshmem_iget(R_shmem_ulonglong_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
 }
+#pragma weak shmem_ulonglong_iget = pshmem_ulonglong_iget
 
-void shmem_int8_iget(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int8_iget(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_int8_iget, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
+	goshmem_iget(R_shmem_int8_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
 }
+#pragma weak shmem_int8_iget = pshmem_int8_iget
 
-void shmem_int16_iget(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int16_iget(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_int16_iget, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
+	goshmem_iget(R_shmem_int16_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
 }
+#pragma weak shmem_int16_iget = pshmem_int16_iget
 
-void shmem_int32_iget(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int32_iget(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_int32_iget, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
+	goshmem_iget(R_shmem_int32_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
 }
+#pragma weak shmem_int32_iget = pshmem_int32_iget
 
-void shmem_int64_iget(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_int64_iget(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_int64_iget, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
+	goshmem_iget(R_shmem_int64_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
 }
+#pragma weak shmem_int64_iget = pshmem_int64_iget
 
-void shmem_uint8_iget(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint8_iget(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uint8_iget, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
+	goshmem_iget(R_shmem_uint8_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
 }
+#pragma weak shmem_uint8_iget = pshmem_uint8_iget
 
-void shmem_uint16_iget(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint16_iget(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uint16_iget, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
+	goshmem_iget(R_shmem_uint16_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
 }
+#pragma weak shmem_uint16_iget = pshmem_uint16_iget
 
-void shmem_uint32_iget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint32_iget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uint32_iget, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
+	goshmem_iget(R_shmem_uint32_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
 }
+#pragma weak shmem_uint32_iget = pshmem_uint32_iget
 
-void shmem_uint64_iget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_uint64_iget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_uint64_iget, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
+	goshmem_iget(R_shmem_uint64_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
 }
+#pragma weak shmem_uint64_iget = pshmem_uint64_iget
 
-void shmem_size_iget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_size_iget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_size_iget, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
+	goshmem_iget(R_shmem_size_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
 }
+#pragma weak shmem_size_iget = pshmem_size_iget
 
-void shmem_ptrdiff_iget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_ptrdiff_iget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_ptrdiff_iget, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
+	goshmem_iget(R_shmem_ptrdiff_iget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
 }
+#pragma weak shmem_ptrdiff_iget = pshmem_ptrdiff_iget
 
-void shmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_float_ibput(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_float_put_signal, dest, source, goshmem_nbytes(R_shmem_float_put_signal, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_float_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(float), pe);
 }
+#pragma weak shmem_float_ibput = pshmem_float_ibput
 
-void shmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_double_ibput(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_double_put_signal, dest, source, goshmem_nbytes(R_shmem_double_put_signal, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_double_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(double), pe);
 }
+#pragma weak shmem_double_ibput = pshmem_double_ibput
 
-void shmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_longdouble_ibput(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longdouble_put_signal, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_longdouble_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long double), pe);
 }
+#pragma weak shmem_longdouble_ibput = pshmem_longdouble_ibput
 
-void shmem_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_char_ibput(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_char_put_signal, dest, source, goshmem_nbytes(R_shmem_char_put_signal, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_char_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(char), pe);
 }
+#pragma weak shmem_char_ibput = pshmem_char_ibput
 
-void shmem_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_schar_ibput(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_schar_put_signal, dest, source, goshmem_nbytes(R_shmem_schar_put_signal, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_schar_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(signed char), pe);
 }
+#pragma weak shmem_schar_ibput = pshmem_schar_ibput
 
-void shmem_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_short_ibput(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_short_put_signal, dest, source, goshmem_nbytes(R_shmem_short_put_signal, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_short_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(short), pe);
 }
+#pragma weak shmem_short_ibput = pshmem_short_ibput
 
-void shmem_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int_ibput(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int_put_signal, dest, source, goshmem_nbytes(R_shmem_int_put_signal, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_int_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int), pe);
 }
+#pragma weak shmem_int_ibput = pshmem_int_ibput
 
-void shmem_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_long_ibput(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_long_put_signal, dest, source, goshmem_nbytes(R_shmem_long_put_signal, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_long_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long), pe);
 }
+#pragma weak shmem_long_ibput = pshmem_long_ibput
 
-void shmem_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_longlong_ibput(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longlong_put_signal, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_longlong_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long long), pe);
 }
+#pragma weak shmem_longlong_ibput = pshmem_longlong_ibput
 
-void shmem_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uchar_ibput(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uchar_put_signal, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uchar_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned char), pe);
 }
+#pragma weak shmem_uchar_ibput = pshmem_uchar_ibput
 
-void shmem_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ushort_ibput(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ushort_put_signal, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ushort_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned short), pe);
 }
+#pragma weak shmem_ushort_ibput = pshmem_ushort_ibput
 
-void shmem_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint_ibput(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint_put_signal, dest, source, goshmem_nbytes(R_shmem_uint_put_signal, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uint_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned int), pe);
 }
+#pragma weak shmem_uint_ibput = pshmem_uint_ibput
 
-void shmem_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ulong_ibput(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulong_put_signal, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ulong_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long), pe);
 }
+#pragma weak shmem_ulong_ibput = pshmem_ulong_ibput
 
-void shmem_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ulonglong_ibput(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ulonglong_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long long), pe);
 }
+#pragma weak shmem_ulonglong_ibput = pshmem_ulonglong_ibput
 
-void shmem_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int8_ibput(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int8_put_signal, dest, source, goshmem_nbytes(R_shmem_int8_put_signal, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_int8_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int8_t), pe);
 }
+#pragma weak shmem_int8_ibput = pshmem_int8_ibput
 
-void shmem_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int16_ibput(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int16_put_signal, dest, source, goshmem_nbytes(R_shmem_int16_put_signal, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_int16_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int16_t), pe);
 }
+#pragma weak shmem_int16_ibput = pshmem_int16_ibput
 
-void shmem_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int32_ibput(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int32_put_signal, dest, source, goshmem_nbytes(R_shmem_int32_put_signal, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_int32_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int32_t), pe);
 }
+#pragma weak shmem_int32_ibput = pshmem_int32_ibput
 
-void shmem_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int64_ibput(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int64_put_signal, dest, source, goshmem_nbytes(R_shmem_int64_put_signal, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_int64_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int64_t), pe);
 }
+#pragma weak shmem_int64_ibput = pshmem_int64_ibput
 
-void shmem_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint8_ibput(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint8_put_signal, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uint8_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint8_t), pe);
 }
+#pragma weak shmem_uint8_ibput = pshmem_uint8_ibput
 
-void shmem_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint16_ibput(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint16_put_signal, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uint16_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint16_t), pe);
 }
+#pragma weak shmem_uint16_ibput = pshmem_uint16_ibput
 
-void shmem_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint32_ibput(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint32_put_signal, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uint32_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint32_t), pe);
 }
+#pragma weak shmem_uint32_ibput = pshmem_uint32_ibput
 
-void shmem_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint64_ibput(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint64_put_signal, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_uint64_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint64_t), pe);
 }
+#pragma weak shmem_uint64_ibput = pshmem_uint64_ibput
 
-void shmem_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_size_ibput(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_size_put_signal, dest, source, goshmem_nbytes(R_shmem_size_put_signal, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_size_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(size_t), pe);
 }
+#pragma weak shmem_size_ibput = pshmem_size_ibput
 
-void shmem_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ptrdiff_ibput(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ptrdiff_ibput, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(ptrdiff_t), pe);
 }
+#pragma weak shmem_ptrdiff_ibput = pshmem_ptrdiff_ibput
 
-void shmem_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_float_ibget(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_float_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_float_put_signal_nbi, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_float_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(float), pe);
 }
+#pragma weak shmem_float_ibget = pshmem_float_ibget
 
-void shmem_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_double_ibget(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_double_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_double_put_signal_nbi, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_double_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(double), pe);
 }
+#pragma weak shmem_double_ibget = pshmem_double_ibget
 
-void shmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_longdouble_ibget(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longdouble_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal_nbi, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_longdouble_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long double), pe);
 }
+#pragma weak shmem_longdouble_ibget = pshmem_longdouble_ibget
 
-void shmem_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_char_ibget(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_char_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_char_put_signal_nbi, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_char_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(char), pe);
 }
+#pragma weak shmem_char_ibget = pshmem_char_ibget
 
-void shmem_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_schar_ibget(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_schar_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_schar_put_signal_nbi, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_schar_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(signed char), pe);
 }
+#pragma weak shmem_schar_ibget = pshmem_schar_ibget
 
-void shmem_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_short_ibget(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_short_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_short_put_signal_nbi, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_short_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(short), pe);
 }
+#pragma weak shmem_short_ibget = pshmem_short_ibget
 
-void shmem_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int_ibget(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int_put_signal_nbi, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_int_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int), pe);
 }
+#pragma weak shmem_int_ibget = pshmem_int_ibget
 
-void shmem_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_long_ibget(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_long_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_long_put_signal_nbi, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_long_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long), pe);
 }
+#pragma weak shmem_long_ibget = pshmem_long_ibget
 
-void shmem_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_longlong_ibget(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_longlong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal_nbi, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_longlong_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long long), pe);
 }
+#pragma weak shmem_longlong_ibget = pshmem_longlong_ibget
 
-void shmem_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uchar_ibget(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uchar_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal_nbi, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uchar_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned char), pe);
 }
+#pragma weak shmem_uchar_ibget = pshmem_uchar_ibget
 
-void shmem_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ushort_ibget(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ushort_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal_nbi, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ushort_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned short), pe);
 }
+#pragma weak shmem_ushort_ibget = pshmem_ushort_ibget
 
-void shmem_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint_ibget(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint_put_signal_nbi, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uint_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned int), pe);
 }
+#pragma weak shmem_uint_ibget = pshmem_uint_ibget
 
-void shmem_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ulong_ibget(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal_nbi, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ulong_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long), pe);
 }
+#pragma weak shmem_ulong_ibget = pshmem_ulong_ibget
 
-void shmem_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ulonglong_ibget(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal_nbi, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ulonglong_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long long), pe);
 }
+#pragma weak shmem_ulonglong_ibget = pshmem_ulonglong_ibget
 
-void shmem_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int8_ibget(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int8_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int8_put_signal_nbi, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_int8_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int8_t), pe);
 }
+#pragma weak shmem_int8_ibget = pshmem_int8_ibget
 
-void shmem_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int16_ibget(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int16_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int16_put_signal_nbi, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_int16_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int16_t), pe);
 }
+#pragma weak shmem_int16_ibget = pshmem_int16_ibget
 
-void shmem_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int32_ibget(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int32_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int32_put_signal_nbi, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_int32_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int32_t), pe);
 }
+#pragma weak shmem_int32_ibget = pshmem_int32_ibget
 
-void shmem_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_int64_ibget(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_int64_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_int64_put_signal_nbi, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_int64_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int64_t), pe);
 }
+#pragma weak shmem_int64_ibget = pshmem_int64_ibget
 
-void shmem_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint8_ibget(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint8_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal_nbi, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uint8_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint8_t), pe);
 }
+#pragma weak shmem_uint8_ibget = pshmem_uint8_ibget
 
-void shmem_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint16_ibget(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint16_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal_nbi, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uint16_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint16_t), pe);
 }
+#pragma weak shmem_uint16_ibget = pshmem_uint16_ibget
 
-void shmem_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint32_ibget(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint32_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal_nbi, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uint32_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint32_t), pe);
 }
+#pragma weak shmem_uint32_ibget = pshmem_uint32_ibget
 
-void shmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_uint64_ibget(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_uint64_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal_nbi, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_uint64_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint64_t), pe);
 }
+#pragma weak shmem_uint64_ibget = pshmem_uint64_ibget
 
-void shmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_size_ibget(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_size_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_size_put_signal_nbi, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_size_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(size_t), pe);
 }
+#pragma weak shmem_size_ibget = pshmem_size_ibget
 
-void shmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ptrdiff_ibget(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal_nbi, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal_nbi, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ptrdiff_ibget, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(ptrdiff_t), pe);
 }
+#pragma weak shmem_ptrdiff_ibget = pshmem_ptrdiff_ibget
+
+void pshmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_float_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_put_signal, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_float_put_signal = pshmem_float_put_signal
+
+void pshmem_double_put_signal(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_double_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_put_signal, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_double_put_signal = pshmem_double_put_signal
+
+void pshmem_longdouble_put_signal(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_longdouble_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_longdouble_put_signal = pshmem_longdouble_put_signal
+
+void pshmem_char_put_signal(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_char_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_put_signal, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_char_put_signal = pshmem_char_put_signal
+
+void pshmem_schar_put_signal(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_schar_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_put_signal, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_schar_put_signal = pshmem_schar_put_signal
+
+void pshmem_short_put_signal(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_short_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_put_signal, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_short_put_signal = pshmem_short_put_signal
+
+void pshmem_int_put_signal(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_put_signal, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int_put_signal = pshmem_int_put_signal
+
+void pshmem_long_put_signal(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_long_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_put_signal, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_long_put_signal = pshmem_long_put_signal
+
+void pshmem_longlong_put_signal(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_longlong_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_longlong_put_signal = pshmem_longlong_put_signal
+
+void pshmem_uchar_put_signal(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uchar_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uchar_put_signal = pshmem_uchar_put_signal
+
+void pshmem_ushort_put_signal(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ushort_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ushort_put_signal = pshmem_ushort_put_signal
+
+void pshmem_uint_put_signal(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_put_signal, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint_put_signal = pshmem_uint_put_signal
+
+void pshmem_ulong_put_signal(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ulong_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ulong_put_signal = pshmem_ulong_put_signal
+
+void pshmem_ulonglong_put_signal(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ulonglong_put_signal = pshmem_ulonglong_put_signal
+
+void pshmem_int8_put_signal(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int8_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_put_signal, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int8_put_signal = pshmem_int8_put_signal
+
+void pshmem_int16_put_signal(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int16_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_put_signal, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int16_put_signal = pshmem_int16_put_signal
+
+void pshmem_int32_put_signal(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int32_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_put_signal, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int32_put_signal = pshmem_int32_put_signal
+
+void pshmem_int64_put_signal(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int64_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_put_signal, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int64_put_signal = pshmem_int64_put_signal
+
+void pshmem_uint8_put_signal(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint8_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint8_put_signal = pshmem_uint8_put_signal
+
+void pshmem_uint16_put_signal(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint16_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint16_put_signal = pshmem_uint16_put_signal
+
+void pshmem_uint32_put_signal(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint32_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint32_put_signal = pshmem_uint32_put_signal
+
+void pshmem_uint64_put_signal(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint64_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint64_put_signal = pshmem_uint64_put_signal
+
+void pshmem_size_put_signal(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_size_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_put_signal, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_size_put_signal = pshmem_size_put_signal
+
+void pshmem_ptrdiff_put_signal(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ptrdiff_put_signal = pshmem_ptrdiff_put_signal
+
+void pshmem_float_put_signal_nbi(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_float_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_float_put_signal_nbi, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_float_put_signal_nbi = pshmem_float_put_signal_nbi
+
+void pshmem_double_put_signal_nbi(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_double_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_double_put_signal_nbi, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_double_put_signal_nbi = pshmem_double_put_signal_nbi
+
+void pshmem_longdouble_put_signal_nbi(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_longdouble_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longdouble_put_signal_nbi, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_longdouble_put_signal_nbi = pshmem_longdouble_put_signal_nbi
+
+void pshmem_char_put_signal_nbi(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_char_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_char_put_signal_nbi, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_char_put_signal_nbi = pshmem_char_put_signal_nbi
+
+void pshmem_schar_put_signal_nbi(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_schar_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_schar_put_signal_nbi, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_schar_put_signal_nbi = pshmem_schar_put_signal_nbi
+
+void pshmem_short_put_signal_nbi(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_short_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_short_put_signal_nbi, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_short_put_signal_nbi = pshmem_short_put_signal_nbi
+
+void pshmem_int_put_signal_nbi(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int_put_signal_nbi, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int_put_signal_nbi = pshmem_int_put_signal_nbi
+
+void pshmem_long_put_signal_nbi(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_long_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_long_put_signal_nbi, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_long_put_signal_nbi = pshmem_long_put_signal_nbi
+
+void pshmem_longlong_put_signal_nbi(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_longlong_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_longlong_put_signal_nbi, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_longlong_put_signal_nbi = pshmem_longlong_put_signal_nbi
+
+void pshmem_uchar_put_signal_nbi(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uchar_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uchar_put_signal_nbi, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uchar_put_signal_nbi = pshmem_uchar_put_signal_nbi
+
+void pshmem_ushort_put_signal_nbi(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ushort_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ushort_put_signal_nbi, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ushort_put_signal_nbi = pshmem_ushort_put_signal_nbi
+
+void pshmem_uint_put_signal_nbi(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint_put_signal_nbi, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint_put_signal_nbi = pshmem_uint_put_signal_nbi
+
+void pshmem_ulong_put_signal_nbi(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ulong_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulong_put_signal_nbi, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ulong_put_signal_nbi = pshmem_ulong_put_signal_nbi
+
+void pshmem_ulonglong_put_signal_nbi(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ulonglong_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ulonglong_put_signal_nbi, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ulonglong_put_signal_nbi = pshmem_ulonglong_put_signal_nbi
+
+void pshmem_int8_put_signal_nbi(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int8_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int8_put_signal_nbi, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int8_put_signal_nbi = pshmem_int8_put_signal_nbi
+
+void pshmem_int16_put_signal_nbi(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int16_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int16_put_signal_nbi, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int16_put_signal_nbi = pshmem_int16_put_signal_nbi
+
+void pshmem_int32_put_signal_nbi(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int32_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int32_put_signal_nbi, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int32_put_signal_nbi = pshmem_int32_put_signal_nbi
+
+void pshmem_int64_put_signal_nbi(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_int64_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_int64_put_signal_nbi, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_int64_put_signal_nbi = pshmem_int64_put_signal_nbi
+
+void pshmem_uint8_put_signal_nbi(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint8_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint8_put_signal_nbi, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint8_put_signal_nbi = pshmem_uint8_put_signal_nbi
+
+void pshmem_uint16_put_signal_nbi(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint16_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint16_put_signal_nbi, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint16_put_signal_nbi = pshmem_uint16_put_signal_nbi
+
+void pshmem_uint32_put_signal_nbi(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint32_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint32_put_signal_nbi, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint32_put_signal_nbi = pshmem_uint32_put_signal_nbi
+
+void pshmem_uint64_put_signal_nbi(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_uint64_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_uint64_put_signal_nbi, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_uint64_put_signal_nbi = pshmem_uint64_put_signal_nbi
+
+void pshmem_size_put_signal_nbi(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_size_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_size_put_signal_nbi, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_size_put_signal_nbi = pshmem_size_put_signal_nbi
+
+void pshmem_ptrdiff_put_signal_nbi(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ptrdiff_put_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, goshmem_nbytes(R_shmem_ptrdiff_put_signal_nbi, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ptrdiff_put_signal_nbi = pshmem_ptrdiff_put_signal_nbi
+
+/* On a communication context: Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
+
+void pshmem_ctx_float_put(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_float_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_put, nelems, sizeof(float)), pe);
+}
+#pragma weak shmem_ctx_float_put = pshmem_ctx_float_put
+
+void pshmem_ctx_double_put(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_double_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_put, nelems, sizeof(double)), pe);
+}
+#pragma weak shmem_ctx_double_put = pshmem_ctx_double_put
+
+void pshmem_ctx_longdouble_put(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longdouble_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_put, nelems, sizeof(long double)), pe);
+}
+#pragma weak shmem_ctx_longdouble_put = pshmem_ctx_longdouble_put
+
+void pshmem_ctx_char_put(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_char_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_put, nelems, sizeof(char)), pe);
+}
+#pragma weak shmem_ctx_char_put = pshmem_ctx_char_put
+
+void pshmem_ctx_schar_put(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_schar_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_put, nelems, sizeof(signed char)), pe);
+}
+#pragma weak shmem_ctx_schar_put = pshmem_ctx_schar_put
+
+void pshmem_ctx_short_put(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_short_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_put, nelems, sizeof(short)), pe);
+}
+#pragma weak shmem_ctx_short_put = pshmem_ctx_short_put
+
+void pshmem_ctx_int_put(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_put, nelems, sizeof(int)), pe);
+}
+#pragma weak shmem_ctx_int_put = pshmem_ctx_int_put
+
+void pshmem_ctx_long_put(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_long_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_put, nelems, sizeof(long)), pe);
+}
+#pragma weak shmem_ctx_long_put = pshmem_ctx_long_put
+
+void pshmem_ctx_longlong_put(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longlong_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_put, nelems, sizeof(long long)), pe);
+}
+#pragma weak shmem_ctx_longlong_put = pshmem_ctx_longlong_put
+
+void pshmem_ctx_uchar_put(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uchar_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_put, nelems, sizeof(unsigned char)), pe);
+}
+#pragma weak shmem_ctx_uchar_put = pshmem_ctx_uchar_put
+
+void pshmem_ctx_ushort_put(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ushort_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_put, nelems, sizeof(unsigned short)), pe);
+}
+#pragma weak shmem_ctx_ushort_put = pshmem_ctx_ushort_put
+
+void pshmem_ctx_uint_put(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_put, nelems, sizeof(unsigned int)), pe);
+}
+#pragma weak shmem_ctx_uint_put = pshmem_ctx_uint_put
+
+void pshmem_ctx_ulong_put(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulong_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_put, nelems, sizeof(unsigned long)), pe);
+}
+#pragma weak shmem_ctx_ulong_put = pshmem_ctx_ulong_put
+
+void pshmem_ctx_ulonglong_put(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulonglong_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_put, nelems, sizeof(unsigned long long)), pe);
+}
+#pragma weak shmem_ctx_ulonglong_put = pshmem_ctx_ulonglong_put
+
+void pshmem_ctx_int8_put(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int8_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_put, nelems, sizeof(int8_t)), pe);
+}
+#pragma weak shmem_ctx_int8_put = pshmem_ctx_int8_put
+
+void pshmem_ctx_int16_put(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int16_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_put, nelems, sizeof(int16_t)), pe);
+}
+#pragma weak shmem_ctx_int16_put = pshmem_ctx_int16_put
+
+void pshmem_ctx_int32_put(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int32_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_put, nelems, sizeof(int32_t)), pe);
+}
+#pragma weak shmem_ctx_int32_put = pshmem_ctx_int32_put
+
+void pshmem_ctx_int64_put(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int64_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_put, nelems, sizeof(int64_t)), pe);
+}
+#pragma weak shmem_ctx_int64_put = pshmem_ctx_int64_put
+
+void pshmem_ctx_uint8_put(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint8_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_put, nelems, sizeof(uint8_t)), pe);
+}
+#pragma weak shmem_ctx_uint8_put = pshmem_ctx_uint8_put
+
+void pshmem_ctx_uint16_put(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint16_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_put, nelems, sizeof(uint16_t)), pe);
+}
+#pragma weak shmem_ctx_uint16_put = pshmem_ctx_uint16_put
+
+void pshmem_ctx_uint32_put(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint32_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_put, nelems, sizeof(uint32_t)), pe);
+}
+#pragma weak shmem_ctx_uint32_put = pshmem_ctx_uint32_put
+
+void pshmem_ctx_uint64_put(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint64_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_put, nelems, sizeof(uint64_t)), pe);
+}
+#pragma weak shmem_ctx_uint64_put = pshmem_ctx_uint64_put
+
+void pshmem_ctx_size_put(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_size_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_put, nelems, sizeof(size_t)), pe);
+}
+#pragma weak shmem_ctx_size_put = pshmem_ctx_size_put
+
+void pshmem_ctx_ptrdiff_put(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ptrdiff_put, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_put, nelems, sizeof(ptrdiff_t)), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_put = pshmem_ctx_ptrdiff_put
+
+void pshmem_ctx_float_put_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_float_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_put_nbi, nelems, sizeof(float)), pe);
+}
+#pragma weak shmem_ctx_float_put_nbi = pshmem_ctx_float_put_nbi
+
+void pshmem_ctx_double_put_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_double_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_put_nbi, nelems, sizeof(double)), pe);
+}
+#pragma weak shmem_ctx_double_put_nbi = pshmem_ctx_double_put_nbi
+
+void pshmem_ctx_longdouble_put_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longdouble_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_put_nbi, nelems, sizeof(long double)), pe);
+}
+#pragma weak shmem_ctx_longdouble_put_nbi = pshmem_ctx_longdouble_put_nbi
+
+void pshmem_ctx_char_put_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_char_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_put_nbi, nelems, sizeof(char)), pe);
+}
+#pragma weak shmem_ctx_char_put_nbi = pshmem_ctx_char_put_nbi
+
+void pshmem_ctx_schar_put_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_schar_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_put_nbi, nelems, sizeof(signed char)), pe);
+}
+#pragma weak shmem_ctx_schar_put_nbi = pshmem_ctx_schar_put_nbi
+
+void pshmem_ctx_short_put_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_short_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_put_nbi, nelems, sizeof(short)), pe);
+}
+#pragma weak shmem_ctx_short_put_nbi = pshmem_ctx_short_put_nbi
+
+void pshmem_ctx_int_put_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_put_nbi, nelems, sizeof(int)), pe);
+}
+#pragma weak shmem_ctx_int_put_nbi = pshmem_ctx_int_put_nbi
+
+void pshmem_ctx_long_put_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_long_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_put_nbi, nelems, sizeof(long)), pe);
+}
+#pragma weak shmem_ctx_long_put_nbi = pshmem_ctx_long_put_nbi
+
+void pshmem_ctx_longlong_put_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longlong_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_put_nbi, nelems, sizeof(long long)), pe);
+}
+#pragma weak shmem_ctx_longlong_put_nbi = pshmem_ctx_longlong_put_nbi
+
+void pshmem_ctx_uchar_put_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uchar_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_put_nbi, nelems, sizeof(unsigned char)), pe);
+}
+#pragma weak shmem_ctx_uchar_put_nbi = pshmem_ctx_uchar_put_nbi
+
+void pshmem_ctx_ushort_put_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ushort_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_put_nbi, nelems, sizeof(unsigned short)), pe);
+}
+#pragma weak shmem_ctx_ushort_put_nbi = pshmem_ctx_ushort_put_nbi
+
+void pshmem_ctx_uint_put_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_put_nbi, nelems, sizeof(unsigned int)), pe);
+}
+#pragma weak shmem_ctx_uint_put_nbi = pshmem_ctx_uint_put_nbi
+
+void pshmem_ctx_ulong_put_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulong_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_put_nbi, nelems, sizeof(unsigned long)), pe);
+}
+#pragma weak shmem_ctx_ulong_put_nbi = pshmem_ctx_ulong_put_nbi
+
+void pshmem_ctx_ulonglong_put_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulonglong_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_put_nbi, nelems, sizeof(unsigned long long)), pe);
+}
+#pragma weak shmem_ctx_ulonglong_put_nbi = pshmem_ctx_ulonglong_put_nbi
+
+void pshmem_ctx_int8_put_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int8_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_put_nbi, nelems, sizeof(int8_t)), pe);
+}
+#pragma weak shmem_ctx_int8_put_nbi = pshmem_ctx_int8_put_nbi
+
+void pshmem_ctx_int16_put_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int16_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_put_nbi, nelems, sizeof(int16_t)), pe);
+}
+#pragma weak shmem_ctx_int16_put_nbi = pshmem_ctx_int16_put_nbi
+
+void pshmem_ctx_int32_put_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int32_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_put_nbi, nelems, sizeof(int32_t)), pe);
+}
+#pragma weak shmem_ctx_int32_put_nbi = pshmem_ctx_int32_put_nbi
+
+void pshmem_ctx_int64_put_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int64_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_put_nbi, nelems, sizeof(int64_t)), pe);
+}
+#pragma weak shmem_ctx_int64_put_nbi = pshmem_ctx_int64_put_nbi
+
+void pshmem_ctx_uint8_put_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint8_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_put_nbi, nelems, sizeof(uint8_t)), pe);
+}
+#pragma weak shmem_ctx_uint8_put_nbi = pshmem_ctx_uint8_put_nbi
+
+void pshmem_ctx_uint16_put_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint16_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_put_nbi, nelems, sizeof(uint16_t)), pe);
+}
+#pragma weak shmem_ctx_uint16_put_nbi = pshmem_ctx_uint16_put_nbi
+
+void pshmem_ctx_uint32_put_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint32_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_put_nbi, nelems, sizeof(uint32_t)), pe);
+}
+#pragma weak shmem_ctx_uint32_put_nbi = pshmem_ctx_uint32_put_nbi
+
+void pshmem_ctx_uint64_put_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint64_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_put_nbi, nelems, sizeof(uint64_t)), pe);
+}
+#pragma weak shmem_ctx_uint64_put_nbi = pshmem_ctx_uint64_put_nbi
+
+void pshmem_ctx_size_put_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_size_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_put_nbi, nelems, sizeof(size_t)), pe);
+}
+#pragma weak shmem_ctx_size_put_nbi = pshmem_ctx_size_put_nbi
+
+void pshmem_ctx_ptrdiff_put_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ptrdiff_put_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_put_nbi, nelems, sizeof(ptrdiff_t)), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_put_nbi = pshmem_ctx_ptrdiff_put_nbi
+
+void pshmem_ctx_float_get(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_float_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_get, nelems, sizeof(float)), pe);
+}
+#pragma weak shmem_ctx_float_get = pshmem_ctx_float_get
+
+void pshmem_ctx_double_get(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_double_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_get, nelems, sizeof(double)), pe);
+}
+#pragma weak shmem_ctx_double_get = pshmem_ctx_double_get
+
+void pshmem_ctx_longdouble_get(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_longdouble_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_get, nelems, sizeof(long double)), pe);
+}
+#pragma weak shmem_ctx_longdouble_get = pshmem_ctx_longdouble_get
+
+void pshmem_ctx_char_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_char_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_get, nelems, sizeof(char)), pe);
+}
+#pragma weak shmem_ctx_char_get = pshmem_ctx_char_get
+
+void pshmem_ctx_schar_get(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_schar_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_get, nelems, sizeof(signed char)), pe);
+}
+#pragma weak shmem_ctx_schar_get = pshmem_ctx_schar_get
+
+void pshmem_ctx_short_get(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_short_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_get, nelems, sizeof(short)), pe);
+}
+#pragma weak shmem_ctx_short_get = pshmem_ctx_short_get
+
+void pshmem_ctx_int_get(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_get, nelems, sizeof(int)), pe);
+}
+#pragma weak shmem_ctx_int_get = pshmem_ctx_int_get
+
+void pshmem_ctx_long_get(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_long_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_get, nelems, sizeof(long)), pe);
+}
+#pragma weak shmem_ctx_long_get = pshmem_ctx_long_get
+
+void pshmem_ctx_longlong_get(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_longlong_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_get, nelems, sizeof(long long)), pe);
+}
+#pragma weak shmem_ctx_longlong_get = pshmem_ctx_longlong_get
+
+void pshmem_ctx_uchar_get(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uchar_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_get, nelems, sizeof(unsigned char)), pe);
+}
+#pragma weak shmem_ctx_uchar_get = pshmem_ctx_uchar_get
+
+void pshmem_ctx_ushort_get(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ushort_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_get, nelems, sizeof(unsigned short)), pe);
+}
+#pragma weak shmem_ctx_ushort_get = pshmem_ctx_ushort_get
+
+void pshmem_ctx_uint_get(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_get, nelems, sizeof(unsigned int)), pe);
+}
+#pragma weak shmem_ctx_uint_get = pshmem_ctx_uint_get
+
+void pshmem_ctx_ulong_get(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ulong_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_get, nelems, sizeof(unsigned long)), pe);
+}
+#pragma weak shmem_ctx_ulong_get = pshmem_ctx_ulong_get
+
+void pshmem_ctx_ulonglong_get(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ulonglong_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_get, nelems, sizeof(unsigned long long)), pe);
+}
+#pragma weak shmem_ctx_ulonglong_get = pshmem_ctx_ulonglong_get
+
+void pshmem_ctx_int8_get(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int8_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_get, nelems, sizeof(int8_t)), pe);
+}
+#pragma weak shmem_ctx_int8_get = pshmem_ctx_int8_get
+
+void pshmem_ctx_int16_get(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int16_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_get, nelems, sizeof(int16_t)), pe);
+}
+#pragma weak shmem_ctx_int16_get = pshmem_ctx_int16_get
+
+void pshmem_ctx_int32_get(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int32_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_get, nelems, sizeof(int32_t)), pe);
+}
+#pragma weak shmem_ctx_int32_get = pshmem_ctx_int32_get
+
+void pshmem_ctx_int64_get(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int64_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_get, nelems, sizeof(int64_t)), pe);
+}
+#pragma weak shmem_ctx_int64_get = pshmem_ctx_int64_get
+
+void pshmem_ctx_uint8_get(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint8_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_get, nelems, sizeof(uint8_t)), pe);
+}
+#pragma weak shmem_ctx_uint8_get = pshmem_ctx_uint8_get
+
+void pshmem_ctx_uint16_get(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint16_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_get, nelems, sizeof(uint16_t)), pe);
+}
+#pragma weak shmem_ctx_uint16_get = pshmem_ctx_uint16_get
+
+void pshmem_ctx_uint32_get(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint32_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_get, nelems, sizeof(uint32_t)), pe);
+}
+#pragma weak shmem_ctx_uint32_get = pshmem_ctx_uint32_get
+
+void pshmem_ctx_uint64_get(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint64_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_get, nelems, sizeof(uint64_t)), pe);
+}
+#pragma weak shmem_ctx_uint64_get = pshmem_ctx_uint64_get
+
+void pshmem_ctx_size_get(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_size_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_get, nelems, sizeof(size_t)), pe);
+}
+#pragma weak shmem_ctx_size_get = pshmem_ctx_size_get
+
+void pshmem_ctx_ptrdiff_get(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ptrdiff_get, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_get, nelems, sizeof(ptrdiff_t)), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_get = pshmem_ctx_ptrdiff_get
+
+void pshmem_ctx_float_get_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_float_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_get_nbi, nelems, sizeof(float)), pe);
+}
+#pragma weak shmem_ctx_float_get_nbi = pshmem_ctx_float_get_nbi
+
+void pshmem_ctx_double_get_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_double_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_get_nbi, nelems, sizeof(double)), pe);
+}
+#pragma weak shmem_ctx_double_get_nbi = pshmem_ctx_double_get_nbi
+
+void pshmem_ctx_longdouble_get_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_longdouble_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_get_nbi, nelems, sizeof(long double)), pe);
+}
+#pragma weak shmem_ctx_longdouble_get_nbi = pshmem_ctx_longdouble_get_nbi
+
+void pshmem_ctx_char_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_char_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_get_nbi, nelems, sizeof(char)), pe);
+}
+#pragma weak shmem_ctx_char_get_nbi = pshmem_ctx_char_get_nbi
+
+void pshmem_ctx_schar_get_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_schar_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_get_nbi, nelems, sizeof(signed char)), pe);
+}
+#pragma weak shmem_ctx_schar_get_nbi = pshmem_ctx_schar_get_nbi
+
+void pshmem_ctx_short_get_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_short_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_get_nbi, nelems, sizeof(short)), pe);
+}
+#pragma weak shmem_ctx_short_get_nbi = pshmem_ctx_short_get_nbi
+
+void pshmem_ctx_int_get_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_get_nbi, nelems, sizeof(int)), pe);
+}
+#pragma weak shmem_ctx_int_get_nbi = pshmem_ctx_int_get_nbi
+
+void pshmem_ctx_long_get_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_long_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_get_nbi, nelems, sizeof(long)), pe);
+}
+#pragma weak shmem_ctx_long_get_nbi = pshmem_ctx_long_get_nbi
+
+void pshmem_ctx_longlong_get_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_longlong_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_get_nbi, nelems, sizeof(long long)), pe);
+}
+#pragma weak shmem_ctx_longlong_get_nbi = pshmem_ctx_longlong_get_nbi
+
+void pshmem_ctx_uchar_get_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uchar_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_get_nbi, nelems, sizeof(unsigned char)), pe);
+}
+#pragma weak shmem_ctx_uchar_get_nbi = pshmem_ctx_uchar_get_nbi
+
+void pshmem_ctx_ushort_get_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ushort_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_get_nbi, nelems, sizeof(unsigned short)), pe);
+}
+#pragma weak shmem_ctx_ushort_get_nbi = pshmem_ctx_ushort_get_nbi
+
+void pshmem_ctx_uint_get_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_get_nbi, nelems, sizeof(unsigned int)), pe);
+}
+#pragma weak shmem_ctx_uint_get_nbi = pshmem_ctx_uint_get_nbi
+
+void pshmem_ctx_ulong_get_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ulong_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_get_nbi, nelems, sizeof(unsigned long)), pe);
+}
+#pragma weak shmem_ctx_ulong_get_nbi = pshmem_ctx_ulong_get_nbi
+
+void pshmem_ctx_ulonglong_get_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ulonglong_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_get_nbi, nelems, sizeof(unsigned long long)), pe);
+}
+#pragma weak shmem_ctx_ulonglong_get_nbi = pshmem_ctx_ulonglong_get_nbi
+
+void pshmem_ctx_int8_get_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int8_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_get_nbi, nelems, sizeof(int8_t)), pe);
+}
+#pragma weak shmem_ctx_int8_get_nbi = pshmem_ctx_int8_get_nbi
+
+void pshmem_ctx_int16_get_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int16_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_get_nbi, nelems, sizeof(int16_t)), pe);
+}
+#pragma weak shmem_ctx_int16_get_nbi = pshmem_ctx_int16_get_nbi
+
+void pshmem_ctx_int32_get_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int32_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_get_nbi, nelems, sizeof(int32_t)), pe);
+}
+#pragma weak shmem_ctx_int32_get_nbi = pshmem_ctx_int32_get_nbi
+
+void pshmem_ctx_int64_get_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_int64_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_get_nbi, nelems, sizeof(int64_t)), pe);
+}
+#pragma weak shmem_ctx_int64_get_nbi = pshmem_ctx_int64_get_nbi
+
+void pshmem_ctx_uint8_get_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint8_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_get_nbi, nelems, sizeof(uint8_t)), pe);
+}
+#pragma weak shmem_ctx_uint8_get_nbi = pshmem_ctx_uint8_get_nbi
+
+void pshmem_ctx_uint16_get_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint16_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_get_nbi, nelems, sizeof(uint16_t)), pe);
+}
+#pragma weak shmem_ctx_uint16_get_nbi = pshmem_ctx_uint16_get_nbi
+
+void pshmem_ctx_uint32_get_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint32_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_get_nbi, nelems, sizeof(uint32_t)), pe);
+}
+#pragma weak shmem_ctx_uint32_get_nbi = pshmem_ctx_uint32_get_nbi
+
+void pshmem_ctx_uint64_get_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_uint64_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_get_nbi, nelems, sizeof(uint64_t)), pe);
+}
+#pragma weak shmem_ctx_uint64_get_nbi = pshmem_ctx_uint64_get_nbi
+
+void pshmem_ctx_size_get_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_size_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_get_nbi, nelems, sizeof(size_t)), pe);
+}
+#pragma weak shmem_ctx_size_get_nbi = pshmem_ctx_size_get_nbi
+
+void pshmem_ctx_ptrdiff_get_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_ptrdiff_get_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_get_nbi, nelems, sizeof(ptrdiff_t)), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_get_nbi = pshmem_ctx_ptrdiff_get_nbi
+
+void pshmem_ctx_float_p(shmem_ctx_t ctx, float *dest, float value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_float_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_float_p = pshmem_ctx_float_p
+
+void pshmem_ctx_double_p(shmem_ctx_t ctx, double *dest, double value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_double_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_double_p = pshmem_ctx_double_p
+
+void pshmem_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longdouble_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_longdouble_p = pshmem_ctx_longdouble_p
+
+void pshmem_ctx_char_p(shmem_ctx_t ctx, char *dest, char value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_char_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_char_p = pshmem_ctx_char_p
+
+void pshmem_ctx_schar_p(shmem_ctx_t ctx, signed char *dest, signed char value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_schar_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_schar_p = pshmem_ctx_schar_p
+
+void pshmem_ctx_short_p(shmem_ctx_t ctx, short *dest, short value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_short_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_short_p = pshmem_ctx_short_p
+
+void pshmem_ctx_int_p(shmem_ctx_t ctx, int *dest, int value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_int_p = pshmem_ctx_int_p
+
+void pshmem_ctx_long_p(shmem_ctx_t ctx, long *dest, long value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_long_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_long_p = pshmem_ctx_long_p
+
+void pshmem_ctx_longlong_p(shmem_ctx_t ctx, long long *dest, long long value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_longlong_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_longlong_p = pshmem_ctx_longlong_p
+
+void pshmem_ctx_uchar_p(shmem_ctx_t ctx, unsigned char *dest, unsigned char value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uchar_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uchar_p = pshmem_ctx_uchar_p
+
+void pshmem_ctx_ushort_p(shmem_ctx_t ctx, unsigned short *dest, unsigned short value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ushort_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_ushort_p = pshmem_ctx_ushort_p
+
+void pshmem_ctx_uint_p(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uint_p = pshmem_ctx_uint_p
+
+void pshmem_ctx_ulong_p(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulong_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_ulong_p = pshmem_ctx_ulong_p
+
+void pshmem_ctx_ulonglong_p(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ulonglong_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_ulonglong_p = pshmem_ctx_ulonglong_p
+
+void pshmem_ctx_int8_p(shmem_ctx_t ctx, int8_t *dest, int8_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int8_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_int8_p = pshmem_ctx_int8_p
+
+void pshmem_ctx_int16_p(shmem_ctx_t ctx, int16_t *dest, int16_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int16_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_int16_p = pshmem_ctx_int16_p
+
+void pshmem_ctx_int32_p(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int32_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_int32_p = pshmem_ctx_int32_p
+
+void pshmem_ctx_int64_p(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_int64_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_int64_p = pshmem_ctx_int64_p
+
+void pshmem_ctx_uint8_p(shmem_ctx_t ctx, uint8_t *dest, uint8_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint8_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uint8_p = pshmem_ctx_uint8_p
+
+void pshmem_ctx_uint16_p(shmem_ctx_t ctx, uint16_t *dest, uint16_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint16_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uint16_p = pshmem_ctx_uint16_p
+
+void pshmem_ctx_uint32_p(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint32_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uint32_p = pshmem_ctx_uint32_p
+
+void pshmem_ctx_uint64_p(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_uint64_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_uint64_p = pshmem_ctx_uint64_p
+
+void pshmem_ctx_size_p(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_size_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_size_p = pshmem_ctx_size_p
+
+void pshmem_ctx_ptrdiff_p(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_ptrdiff_p, ctx, dest, &value, sizeof value, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_p = pshmem_ctx_ptrdiff_p
+
+float pshmem_ctx_float_g(shmem_ctx_t ctx, const float *source, int pe)
+{
+	float v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_float_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_float_g = pshmem_ctx_float_g
+
+double pshmem_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe)
+{
+	double v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_double_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_double_g = pshmem_ctx_double_g
+
+long double pshmem_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe)
+{
+	long double v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_longdouble_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_longdouble_g = pshmem_ctx_longdouble_g
+
+char pshmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe)
+{
+	char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_char_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_char_g = pshmem_ctx_char_g
+
+signed char pshmem_ctx_schar_g(shmem_ctx_t ctx, const signed char *source, int pe)
+{
+	signed char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_schar_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_schar_g = pshmem_ctx_schar_g
+
+short pshmem_ctx_short_g(shmem_ctx_t ctx, const short *source, int pe)
+{
+	short v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_short_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_short_g = pshmem_ctx_short_g
+
+int pshmem_ctx_int_g(shmem_ctx_t ctx, const int *source, int pe)
+{
+	int v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_int_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_int_g = pshmem_ctx_int_g
+
+long pshmem_ctx_long_g(shmem_ctx_t ctx, const long *source, int pe)
+{
+	long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_long_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_long_g = pshmem_ctx_long_g
+
+long long pshmem_ctx_longlong_g(shmem_ctx_t ctx, const long long *source, int pe)
+{
+	long long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_longlong_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_longlong_g = pshmem_ctx_longlong_g
+
+unsigned char pshmem_ctx_uchar_g(shmem_ctx_t ctx, const unsigned char *source, int pe)
+{
+	unsigned char v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uchar_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uchar_g = pshmem_ctx_uchar_g
+
+unsigned short pshmem_ctx_ushort_g(shmem_ctx_t ctx, const unsigned short *source, int pe)
+{
+	unsigned short v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_ushort_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_ushort_g = pshmem_ctx_ushort_g
+
+unsigned int pshmem_ctx_uint_g(shmem_ctx_t ctx, const unsigned int *source, int pe)
+{
+	unsigned int v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uint_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uint_g = pshmem_ctx_uint_g
+
+unsigned long pshmem_ctx_ulong_g(shmem_ctx_t ctx, const unsigned long *source, int pe)
+{
+	unsigned long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_ulong_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_ulong_g = pshmem_ctx_ulong_g
+
+unsigned long long pshmem_ctx_ulonglong_g(shmem_ctx_t ctx, const unsigned long long *source, int pe)
+{
+	unsigned long long v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_ulonglong_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_ulonglong_g = pshmem_ctx_ulonglong_g
+
+int8_t pshmem_ctx_int8_g(shmem_ctx_t ctx, const int8_t *source, int pe)
+{
+	int8_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_int8_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_int8_g = pshmem_ctx_int8_g
+
+int16_t pshmem_ctx_int16_g(shmem_ctx_t ctx, const int16_t *source, int pe)
+{
+	int16_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_int16_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_int16_g = pshmem_ctx_int16_g
+
+int32_t pshmem_ctx_int32_g(shmem_ctx_t ctx, const int32_t *source, int pe)
+{
+	int32_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_int32_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_int32_g = pshmem_ctx_int32_g
+
+int64_t pshmem_ctx_int64_g(shmem_ctx_t ctx, const int64_t *source, int pe)
+{
+	int64_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_int64_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_int64_g = pshmem_ctx_int64_g
+
+uint8_t pshmem_ctx_uint8_g(shmem_ctx_t ctx, const uint8_t *source, int pe)
+{
+	uint8_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uint8_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uint8_g = pshmem_ctx_uint8_g
+
+uint16_t pshmem_ctx_uint16_g(shmem_ctx_t ctx, const uint16_t *source, int pe)
+{
+	uint16_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uint16_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uint16_g = pshmem_ctx_uint16_g
+
+uint32_t pshmem_ctx_uint32_g(shmem_ctx_t ctx, const uint32_t *source, int pe)
+{
+	uint32_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uint32_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uint32_g = pshmem_ctx_uint32_g
+
+uint64_t pshmem_ctx_uint64_g(shmem_ctx_t ctx, const uint64_t *source, int pe)
+{
+	uint64_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_uint64_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_uint64_g = pshmem_ctx_uint64_g
+
+size_t pshmem_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe)
+{
+	size_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_size_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_size_g = pshmem_ctx_size_g
+
+ptrdiff_t pshmem_ctx_ptrdiff_g(shmem_ctx_t ctx, const ptrdiff_t *source, int pe)
+{
+	ptrdiff_t v = 0; /* SHMEM_CTX_INVALID: nothing is read */
+	goshmem_fast_get(R_shmem_ctx_ptrdiff_g, ctx, &v, source, sizeof v, pe);
+	return v;
+}
+#pragma weak shmem_ctx_ptrdiff_g = pshmem_ctx_ptrdiff_g
+
+void pshmem_ctx_float_iput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_float_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
+}
+#pragma weak shmem_ctx_float_iput = pshmem_ctx_float_iput
+
+void pshmem_ctx_double_iput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_double_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
+}
+#pragma weak shmem_ctx_double_iput = pshmem_ctx_double_iput
+
+void pshmem_ctx_longdouble_iput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_longdouble_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
+}
+#pragma weak shmem_ctx_longdouble_iput = pshmem_ctx_longdouble_iput
+
+void pshmem_ctx_char_iput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_char_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
+}
+#pragma weak shmem_ctx_char_iput = pshmem_ctx_char_iput
+
+void pshmem_ctx_schar_iput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_schar_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
+}
+#pragma weak shmem_ctx_schar_iput = pshmem_ctx_schar_iput
+
+void pshmem_ctx_short_iput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_short_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
+}
+#pragma weak shmem_ctx_short_iput = pshmem_ctx_short_iput
+
+void pshmem_ctx_int_iput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_int_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
+}
+#pragma weak shmem_ctx_int_iput = pshmem_ctx_int_iput
+
+void pshmem_ctx_long_iput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_long_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
+}
+#pragma weak shmem_ctx_long_iput = pshmem_ctx_long_iput
+
+void pshmem_ctx_longlong_iput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_longlong_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
+}
+#pragma weak shmem_ctx_longlong_iput = pshmem_ctx_longlong_iput
+
+void pshmem_ctx_uchar_iput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uchar_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
+}
+#pragma weak shmem_ctx_uchar_iput = pshmem_ctx_uchar_iput
+
+void pshmem_ctx_ushort_iput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_ushort_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
+}
+#pragma weak shmem_ctx_ushort_iput = pshmem_ctx_ushort_iput
+
+void pshmem_ctx_uint_iput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uint_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
+}
+#pragma weak shmem_ctx_uint_iput = pshmem_ctx_uint_iput
+
+void pshmem_ctx_ulong_iput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_ulong_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
+}
+#pragma weak shmem_ctx_ulong_iput = pshmem_ctx_ulong_iput
+
+void pshmem_ctx_ulonglong_iput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_ulonglong_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
+}
+#pragma weak shmem_ctx_ulonglong_iput = pshmem_ctx_ulonglong_iput
+
+void pshmem_ctx_int8_iput(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_int8_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
+}
+#pragma weak shmem_ctx_int8_iput = pshmem_ctx_int8_iput
+
+void pshmem_ctx_int16_iput(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_int16_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
+}
+#pragma weak shmem_ctx_int16_iput = pshmem_ctx_int16_iput
+
+void pshmem_ctx_int32_iput(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_int32_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
+}
+#pragma weak shmem_ctx_int32_iput = pshmem_ctx_int32_iput
+
+void pshmem_ctx_int64_iput(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_int64_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
+}
+#pragma weak shmem_ctx_int64_iput = pshmem_ctx_int64_iput
+
+void pshmem_ctx_uint8_iput(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uint8_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
+}
+#pragma weak shmem_ctx_uint8_iput = pshmem_ctx_uint8_iput
+
+void pshmem_ctx_uint16_iput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uint16_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
+}
+#pragma weak shmem_ctx_uint16_iput = pshmem_ctx_uint16_iput
+
+void pshmem_ctx_uint32_iput(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uint32_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
+}
+#pragma weak shmem_ctx_uint32_iput = pshmem_ctx_uint32_iput
+
+void pshmem_ctx_uint64_iput(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_uint64_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
+}
+#pragma weak shmem_ctx_uint64_iput = pshmem_ctx_uint64_iput
+
+void pshmem_ctx_size_iput(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_size_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
+}
+#pragma weak shmem_ctx_size_iput = pshmem_ctx_size_iput
+
+void pshmem_ctx_ptrdiff_iput(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_ptrdiff_iput, ctx, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_iput = pshmem_ctx_ptrdiff_iput
+
+void pshmem_ctx_float_iget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_float_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(float), pe);
+}
+#pragma weak shmem_ctx_float_iget = pshmem_ctx_float_iget
+
+void pshmem_ctx_double_iget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_double_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(double), pe);
+}
+#pragma weak shmem_ctx_double_iget = pshmem_ctx_double_iget
+
+void pshmem_ctx_longdouble_iget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_longdouble_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long double), pe);
+}
+#pragma weak shmem_ctx_longdouble_iget = pshmem_ctx_longdouble_iget
+
+void pshmem_ctx_char_iget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_char_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(char), pe);
+}
+#pragma weak shmem_ctx_char_iget = pshmem_ctx_char_iget
+
+void pshmem_ctx_schar_iget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_schar_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(signed char), pe);
+}
+#pragma weak shmem_ctx_schar_iget = pshmem_ctx_schar_iget
+
+void pshmem_ctx_short_iget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_short_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(short), pe);
+}
+#pragma weak shmem_ctx_short_iget = pshmem_ctx_short_iget
+
+void pshmem_ctx_int_iget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_int_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int), pe);
+}
+#pragma weak shmem_ctx_int_iget = pshmem_ctx_int_iget
+
+void pshmem_ctx_long_iget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_long_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long), pe);
+}
+#pragma weak shmem_ctx_long_iget = pshmem_ctx_long_iget
+
+void pshmem_ctx_longlong_iget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_longlong_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(long long), pe);
+}
+#pragma weak shmem_ctx_longlong_iget = pshmem_ctx_longlong_iget
+
+void pshmem_ctx_uchar_iget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uchar_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char), pe);
+}
+#pragma weak shmem_ctx_uchar_iget = pshmem_ctx_uchar_iget
+
+void pshmem_ctx_ushort_iget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_ushort_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short), pe);
+}
+#pragma weak shmem_ctx_ushort_iget = pshmem_ctx_ushort_iget
+
+void pshmem_ctx_uint_iget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uint_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int), pe);
+}
+#pragma weak shmem_ctx_uint_iget = pshmem_ctx_uint_iget
+
+void pshmem_ctx_ulong_iget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_ulong_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long), pe);
+}
+#pragma weak shmem_ctx_ulong_iget = pshmem_ctx_ulong_iget
+
+void pshmem_ctx_ulonglong_iget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_ulonglong_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long), pe);
+}
+#pragma weak shmem_ctx_ulonglong_iget = pshmem_ctx_ulonglong_iget
+
+void pshmem_ctx_int8_iget(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_int8_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int8_t), pe);
+}
+#pragma weak shmem_ctx_int8_iget = pshmem_ctx_int8_iget
+
+void pshmem_ctx_int16_iget(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_int16_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int16_t), pe);
+}
+#pragma weak shmem_ctx_int16_iget = pshmem_ctx_int16_iget
+
+void pshmem_ctx_int32_iget(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_int32_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int32_t), pe);
+}
+#pragma weak shmem_ctx_int32_iget = pshmem_ctx_int32_iget
+
+void pshmem_ctx_int64_iget(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_int64_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(int64_t), pe);
+}
+#pragma weak shmem_ctx_int64_iget = pshmem_ctx_int64_iget
+
+void pshmem_ctx_uint8_iget(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uint8_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t), pe);
+}
+#pragma weak shmem_ctx_uint8_iget = pshmem_ctx_uint8_iget
+
+void pshmem_ctx_uint16_iget(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uint16_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t), pe);
+}
+#pragma weak shmem_ctx_uint16_iget = pshmem_ctx_uint16_iget
+
+void pshmem_ctx_uint32_iget(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uint32_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t), pe);
+}
+#pragma weak shmem_ctx_uint32_iget = pshmem_ctx_uint32_iget
+
+void pshmem_ctx_uint64_iget(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_uint64_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t), pe);
+}
+#pragma weak shmem_ctx_uint64_iget = pshmem_ctx_uint64_iget
+
+void pshmem_ctx_size_iget(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_size_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(size_t), pe);
+}
+#pragma weak shmem_ctx_size_iget = pshmem_ctx_size_iget
+
+void pshmem_ctx_ptrdiff_iget(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_ptrdiff_iget, ctx, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_iget = pshmem_ctx_ptrdiff_iget
+
+void pshmem_ctx_float_ibput(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_float_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(float), pe);
+}
+#pragma weak shmem_ctx_float_ibput = pshmem_ctx_float_ibput
+
+void pshmem_ctx_double_ibput(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_double_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(double), pe);
+}
+#pragma weak shmem_ctx_double_ibput = pshmem_ctx_double_ibput
+
+void pshmem_ctx_longdouble_ibput(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_longdouble_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long double), pe);
+}
+#pragma weak shmem_ctx_longdouble_ibput = pshmem_ctx_longdouble_ibput
+
+void pshmem_ctx_char_ibput(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_char_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(char), pe);
+}
+#pragma weak shmem_ctx_char_ibput = pshmem_ctx_char_ibput
+
+void pshmem_ctx_schar_ibput(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_schar_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(signed char), pe);
+}
+#pragma weak shmem_ctx_schar_ibput = pshmem_ctx_schar_ibput
+
+void pshmem_ctx_short_ibput(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_short_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(short), pe);
+}
+#pragma weak shmem_ctx_short_ibput = pshmem_ctx_short_ibput
+
+void pshmem_ctx_int_ibput(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_int_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int), pe);
+}
+#pragma weak shmem_ctx_int_ibput = pshmem_ctx_int_ibput
+
+void pshmem_ctx_long_ibput(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_long_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long), pe);
+}
+#pragma weak shmem_ctx_long_ibput = pshmem_ctx_long_ibput
+
+void pshmem_ctx_longlong_ibput(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_longlong_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long long), pe);
+}
+#pragma weak shmem_ctx_longlong_ibput = pshmem_ctx_longlong_ibput
+
+void pshmem_ctx_uchar_ibput(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uchar_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned char), pe);
+}
+#pragma weak shmem_ctx_uchar_ibput = pshmem_ctx_uchar_ibput
+
+void pshmem_ctx_ushort_ibput(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ushort_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned short), pe);
+}
+#pragma weak shmem_ctx_ushort_ibput = pshmem_ctx_ushort_ibput
+
+void pshmem_ctx_uint_ibput(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uint_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned int), pe);
+}
+#pragma weak shmem_ctx_uint_ibput = pshmem_ctx_uint_ibput
+
+void pshmem_ctx_ulong_ibput(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ulong_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long), pe);
+}
+#pragma weak shmem_ctx_ulong_ibput = pshmem_ctx_ulong_ibput
+
+void pshmem_ctx_ulonglong_ibput(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ulonglong_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long long), pe);
+}
+#pragma weak shmem_ctx_ulonglong_ibput = pshmem_ctx_ulonglong_ibput
+
+void pshmem_ctx_int8_ibput(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_int8_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int8_t), pe);
+}
+#pragma weak shmem_ctx_int8_ibput = pshmem_ctx_int8_ibput
+
+void pshmem_ctx_int16_ibput(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_int16_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int16_t), pe);
+}
+#pragma weak shmem_ctx_int16_ibput = pshmem_ctx_int16_ibput
+
+void pshmem_ctx_int32_ibput(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_int32_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int32_t), pe);
+}
+#pragma weak shmem_ctx_int32_ibput = pshmem_ctx_int32_ibput
+
+void pshmem_ctx_int64_ibput(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_int64_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int64_t), pe);
+}
+#pragma weak shmem_ctx_int64_ibput = pshmem_ctx_int64_ibput
+
+void pshmem_ctx_uint8_ibput(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uint8_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint8_t), pe);
+}
+#pragma weak shmem_ctx_uint8_ibput = pshmem_ctx_uint8_ibput
+
+void pshmem_ctx_uint16_ibput(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uint16_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint16_t), pe);
+}
+#pragma weak shmem_ctx_uint16_ibput = pshmem_ctx_uint16_ibput
+
+void pshmem_ctx_uint32_ibput(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uint32_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint32_t), pe);
+}
+#pragma weak shmem_ctx_uint32_ibput = pshmem_ctx_uint32_ibput
+
+void pshmem_ctx_uint64_ibput(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_uint64_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint64_t), pe);
+}
+#pragma weak shmem_ctx_uint64_ibput = pshmem_ctx_uint64_ibput
+
+void pshmem_ctx_size_ibput(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_size_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(size_t), pe);
+}
+#pragma weak shmem_ctx_size_ibput = pshmem_ctx_size_ibput
+
+void pshmem_ctx_ptrdiff_ibput(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ptrdiff_ibput, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(ptrdiff_t), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_ibput = pshmem_ctx_ptrdiff_ibput
+
+void pshmem_ctx_float_ibget(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_float_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(float), pe);
+}
+#pragma weak shmem_ctx_float_ibget = pshmem_ctx_float_ibget
+
+void pshmem_ctx_double_ibget(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_double_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(double), pe);
+}
+#pragma weak shmem_ctx_double_ibget = pshmem_ctx_double_ibget
+
+void pshmem_ctx_longdouble_ibget(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_longdouble_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long double), pe);
+}
+#pragma weak shmem_ctx_longdouble_ibget = pshmem_ctx_longdouble_ibget
+
+void pshmem_ctx_char_ibget(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_char_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(char), pe);
+}
+#pragma weak shmem_ctx_char_ibget = pshmem_ctx_char_ibget
+
+void pshmem_ctx_schar_ibget(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_schar_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(signed char), pe);
+}
+#pragma weak shmem_ctx_schar_ibget = pshmem_ctx_schar_ibget
+
+void pshmem_ctx_short_ibget(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_short_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(short), pe);
+}
+#pragma weak shmem_ctx_short_ibget = pshmem_ctx_short_ibget
+
+void pshmem_ctx_int_ibget(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_int_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int), pe);
+}
+#pragma weak shmem_ctx_int_ibget = pshmem_ctx_int_ibget
+
+void pshmem_ctx_long_ibget(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_long_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long), pe);
+}
+#pragma weak shmem_ctx_long_ibget = pshmem_ctx_long_ibget
+
+void pshmem_ctx_longlong_ibget(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_longlong_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(long long), pe);
+}
+#pragma weak shmem_ctx_longlong_ibget = pshmem_ctx_longlong_ibget
+
+void pshmem_ctx_uchar_ibget(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uchar_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned char), pe);
+}
+#pragma weak shmem_ctx_uchar_ibget = pshmem_ctx_uchar_ibget
+
+void pshmem_ctx_ushort_ibget(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ushort_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned short), pe);
+}
+#pragma weak shmem_ctx_ushort_ibget = pshmem_ctx_ushort_ibget
+
+void pshmem_ctx_uint_ibget(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uint_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned int), pe);
+}
+#pragma weak shmem_ctx_uint_ibget = pshmem_ctx_uint_ibget
+
+void pshmem_ctx_ulong_ibget(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ulong_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long), pe);
+}
+#pragma weak shmem_ctx_ulong_ibget = pshmem_ctx_ulong_ibget
+
+void pshmem_ctx_ulonglong_ibget(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ulonglong_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(unsigned long long), pe);
+}
+#pragma weak shmem_ctx_ulonglong_ibget = pshmem_ctx_ulonglong_ibget
+
+void pshmem_ctx_int8_ibget(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_int8_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int8_t), pe);
+}
+#pragma weak shmem_ctx_int8_ibget = pshmem_ctx_int8_ibget
+
+void pshmem_ctx_int16_ibget(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_int16_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int16_t), pe);
+}
+#pragma weak shmem_ctx_int16_ibget = pshmem_ctx_int16_ibget
+
+void pshmem_ctx_int32_ibget(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_int32_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int32_t), pe);
+}
+#pragma weak shmem_ctx_int32_ibget = pshmem_ctx_int32_ibget
+
+void pshmem_ctx_int64_ibget(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_int64_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(int64_t), pe);
+}
+#pragma weak shmem_ctx_int64_ibget = pshmem_ctx_int64_ibget
+
+void pshmem_ctx_uint8_ibget(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uint8_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint8_t), pe);
+}
+#pragma weak shmem_ctx_uint8_ibget = pshmem_ctx_uint8_ibget
+
+void pshmem_ctx_uint16_ibget(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uint16_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint16_t), pe);
+}
+#pragma weak shmem_ctx_uint16_ibget = pshmem_ctx_uint16_ibget
+
+void pshmem_ctx_uint32_ibget(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uint32_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint32_t), pe);
+}
+#pragma weak shmem_ctx_uint32_ibget = pshmem_ctx_uint32_ibget
+
+void pshmem_ctx_uint64_ibget(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_uint64_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(uint64_t), pe);
+}
+#pragma weak shmem_ctx_uint64_ibget = pshmem_ctx_uint64_ibget
+
+void pshmem_ctx_size_ibget(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_size_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(size_t), pe);
+}
+#pragma weak shmem_ctx_size_ibget = pshmem_ctx_size_ibget
+
+void pshmem_ctx_ptrdiff_ibget(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ptrdiff_ibget, ctx, dest, (void *)source, dst, sst, bsize, nblocks, sizeof(ptrdiff_t), pe);
+}
+#pragma weak shmem_ctx_ptrdiff_ibget = pshmem_ctx_ptrdiff_ibget
+
+void pshmem_ctx_float_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_float_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_put_signal, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_float_put_signal = pshmem_ctx_float_put_signal
+
+void pshmem_ctx_double_put_signal(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_double_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_put_signal, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_double_put_signal = pshmem_ctx_double_put_signal
+
+void pshmem_ctx_longdouble_put_signal(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_longdouble_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_put_signal, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_longdouble_put_signal = pshmem_ctx_longdouble_put_signal
+
+void pshmem_ctx_char_put_signal(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_char_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_put_signal, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_char_put_signal = pshmem_ctx_char_put_signal
+
+void pshmem_ctx_schar_put_signal(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_schar_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_put_signal, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_schar_put_signal = pshmem_ctx_schar_put_signal
+
+void pshmem_ctx_short_put_signal(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_short_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_put_signal, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_short_put_signal = pshmem_ctx_short_put_signal
+
+void pshmem_ctx_int_put_signal(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_put_signal, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int_put_signal = pshmem_ctx_int_put_signal
+
+void pshmem_ctx_long_put_signal(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_long_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_put_signal, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_long_put_signal = pshmem_ctx_long_put_signal
+
+void pshmem_ctx_longlong_put_signal(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_longlong_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_put_signal, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_longlong_put_signal = pshmem_ctx_longlong_put_signal
+
+void pshmem_ctx_uchar_put_signal(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uchar_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_put_signal, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uchar_put_signal = pshmem_ctx_uchar_put_signal
+
+void pshmem_ctx_ushort_put_signal(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ushort_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_put_signal, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ushort_put_signal = pshmem_ctx_ushort_put_signal
+
+void pshmem_ctx_uint_put_signal(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_put_signal, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint_put_signal = pshmem_ctx_uint_put_signal
+
+void pshmem_ctx_ulong_put_signal(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ulong_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_put_signal, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ulong_put_signal = pshmem_ctx_ulong_put_signal
+
+void pshmem_ctx_ulonglong_put_signal(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ulonglong_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_put_signal, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ulonglong_put_signal = pshmem_ctx_ulonglong_put_signal
+
+void pshmem_ctx_int8_put_signal(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int8_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_put_signal, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int8_put_signal = pshmem_ctx_int8_put_signal
+
+void pshmem_ctx_int16_put_signal(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int16_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_put_signal, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int16_put_signal = pshmem_ctx_int16_put_signal
+
+void pshmem_ctx_int32_put_signal(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int32_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_put_signal, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int32_put_signal = pshmem_ctx_int32_put_signal
+
+void pshmem_ctx_int64_put_signal(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int64_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_put_signal, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int64_put_signal = pshmem_ctx_int64_put_signal
+
+void pshmem_ctx_uint8_put_signal(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint8_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_put_signal, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint8_put_signal = pshmem_ctx_uint8_put_signal
+
+void pshmem_ctx_uint16_put_signal(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint16_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_put_signal, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint16_put_signal = pshmem_ctx_uint16_put_signal
+
+void pshmem_ctx_uint32_put_signal(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint32_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_put_signal, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint32_put_signal = pshmem_ctx_uint32_put_signal
+
+void pshmem_ctx_uint64_put_signal(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint64_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_put_signal, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint64_put_signal = pshmem_ctx_uint64_put_signal
+
+void pshmem_ctx_size_put_signal(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_size_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_put_signal, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_size_put_signal = pshmem_ctx_size_put_signal
+
+void pshmem_ctx_ptrdiff_put_signal(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ptrdiff_put_signal, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_put_signal, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_put_signal = pshmem_ctx_ptrdiff_put_signal
+
+void pshmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_float_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_float_put_signal_nbi, nelems, sizeof(float)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_float_put_signal_nbi = pshmem_ctx_float_put_signal_nbi
+
+void pshmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_double_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_double_put_signal_nbi, nelems, sizeof(double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_double_put_signal_nbi = pshmem_ctx_double_put_signal_nbi
+
+void pshmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_longdouble_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longdouble_put_signal_nbi, nelems, sizeof(long double)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_longdouble_put_signal_nbi = pshmem_ctx_longdouble_put_signal_nbi
+
+void pshmem_ctx_char_put_signal_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_char_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_char_put_signal_nbi, nelems, sizeof(char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_char_put_signal_nbi = pshmem_ctx_char_put_signal_nbi
+
+void pshmem_ctx_schar_put_signal_nbi(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_schar_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_schar_put_signal_nbi, nelems, sizeof(signed char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_schar_put_signal_nbi = pshmem_ctx_schar_put_signal_nbi
+
+void pshmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_short_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_short_put_signal_nbi, nelems, sizeof(short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_short_put_signal_nbi = pshmem_ctx_short_put_signal_nbi
+
+void pshmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int_put_signal_nbi, nelems, sizeof(int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int_put_signal_nbi = pshmem_ctx_int_put_signal_nbi
+
+void pshmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_long_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_long_put_signal_nbi, nelems, sizeof(long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_long_put_signal_nbi = pshmem_ctx_long_put_signal_nbi
+
+void pshmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_longlong_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_longlong_put_signal_nbi, nelems, sizeof(long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_longlong_put_signal_nbi = pshmem_ctx_longlong_put_signal_nbi
+
+void pshmem_ctx_uchar_put_signal_nbi(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uchar_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uchar_put_signal_nbi, nelems, sizeof(unsigned char)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uchar_put_signal_nbi = pshmem_ctx_uchar_put_signal_nbi
+
+void pshmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ushort_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ushort_put_signal_nbi, nelems, sizeof(unsigned short)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ushort_put_signal_nbi = pshmem_ctx_ushort_put_signal_nbi
+
+void pshmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint_put_signal_nbi, nelems, sizeof(unsigned int)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint_put_signal_nbi = pshmem_ctx_uint_put_signal_nbi
+
+void pshmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ulong_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulong_put_signal_nbi, nelems, sizeof(unsigned long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ulong_put_signal_nbi = pshmem_ctx_ulong_put_signal_nbi
+
+void pshmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ulonglong_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ulonglong_put_signal_nbi, nelems, sizeof(unsigned long long)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ulonglong_put_signal_nbi = pshmem_ctx_ulonglong_put_signal_nbi
+
+void pshmem_ctx_int8_put_signal_nbi(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int8_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int8_put_signal_nbi, nelems, sizeof(int8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int8_put_signal_nbi = pshmem_ctx_int8_put_signal_nbi
+
+void pshmem_ctx_int16_put_signal_nbi(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int16_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int16_put_signal_nbi, nelems, sizeof(int16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int16_put_signal_nbi = pshmem_ctx_int16_put_signal_nbi
+
+void pshmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int32_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int32_put_signal_nbi, nelems, sizeof(int32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int32_put_signal_nbi = pshmem_ctx_int32_put_signal_nbi
+
+void pshmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_int64_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_int64_put_signal_nbi, nelems, sizeof(int64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_int64_put_signal_nbi = pshmem_ctx_int64_put_signal_nbi
+
+void pshmem_ctx_uint8_put_signal_nbi(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint8_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint8_put_signal_nbi, nelems, sizeof(uint8_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint8_put_signal_nbi = pshmem_ctx_uint8_put_signal_nbi
+
+void pshmem_ctx_uint16_put_signal_nbi(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint16_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint16_put_signal_nbi, nelems, sizeof(uint16_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint16_put_signal_nbi = pshmem_ctx_uint16_put_signal_nbi
+
+void pshmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint32_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint32_put_signal_nbi, nelems, sizeof(uint32_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint32_put_signal_nbi = pshmem_ctx_uint32_put_signal_nbi
+
+void pshmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_uint64_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_uint64_put_signal_nbi, nelems, sizeof(uint64_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_uint64_put_signal_nbi = pshmem_ctx_uint64_put_signal_nbi
+
+void pshmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_size_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_size_put_signal_nbi, nelems, sizeof(size_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_size_put_signal_nbi = pshmem_ctx_size_put_signal_nbi
+
+void pshmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_ptrdiff_put_signal_nbi, ctx, dest, source, goshmem_nbytes(R_shmem_ctx_ptrdiff_put_signal_nbi, nelems, sizeof(ptrdiff_t)), sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_put_signal_nbi = pshmem_ctx_ptrdiff_put_signal_nbi
 
 /* Remote memory access, sized and in bytes */
 
-void shmem_put8(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put8(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put8, dest, source, nelems * 1, pe);
+	goshmem_fast_put(R_shmem_put8, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, pe);
 }
+#pragma weak shmem_put8 = pshmem_put8
 
-void shmem_put16(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put16(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put16, dest, source, nelems * 2, pe);
+	goshmem_fast_put(R_shmem_put16, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, pe);
 }
+#pragma weak shmem_put16 = pshmem_put16
 
-void shmem_put32(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put32(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put32, dest, source, nelems * 4, pe);
+	goshmem_fast_put(R_shmem_put32, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, pe);
 }
+#pragma weak shmem_put32 = pshmem_put32
 
-void shmem_put64(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put64(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put64, dest, source, nelems * 8, pe);
+	goshmem_fast_put(R_shmem_put64, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, pe);
 }
+#pragma weak shmem_put64 = pshmem_put64
 
-void shmem_put128(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put128(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put128, dest, source, nelems * 16, pe);
+	goshmem_fast_put(R_shmem_put128, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, pe);
 }
+#pragma weak shmem_put128 = pshmem_put128
 
-void shmem_put8_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put8_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put8_nbi, dest, source, nelems * 1, pe);
+	goshmem_fast_put(R_shmem_put8_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, pe);
 }
+#pragma weak shmem_put8_nbi = pshmem_put8_nbi
 
-void shmem_put16_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put16_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put16_nbi, dest, source, nelems * 2, pe);
+	goshmem_fast_put(R_shmem_put16_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, pe);
 }
+#pragma weak shmem_put16_nbi = pshmem_put16_nbi
 
-void shmem_put32_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put32_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put32_nbi, dest, source, nelems * 4, pe);
+	goshmem_fast_put(R_shmem_put32_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, pe);
 }
+#pragma weak shmem_put32_nbi = pshmem_put32_nbi
 
-void shmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put64_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put64_nbi, dest, source, nelems * 8, pe);
+	goshmem_fast_put(R_shmem_put64_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, pe);
 }
+#pragma weak shmem_put64_nbi = pshmem_put64_nbi
 
-void shmem_put128_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put128_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_put(R_shmem_put128_nbi, dest, source, nelems * 16, pe);
+	goshmem_fast_put(R_shmem_put128_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, pe);
 }
+#pragma weak shmem_put128_nbi = pshmem_put128_nbi
 
-void shmem_get8(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get8(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get8, dest, source, nelems * 1, pe);
+	goshmem_fast_get(R_shmem_get8, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, pe);
 }
+#pragma weak shmem_get8 = pshmem_get8
 
-void shmem_get16(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get16(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get16, dest, source, nelems * 2, pe);
+	goshmem_fast_get(R_shmem_get16, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, pe);
 }
+#pragma weak shmem_get16 = pshmem_get16
 
-void shmem_get32(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get32(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get32, dest, source, nelems * 4, pe);
+	goshmem_fast_get(R_shmem_get32, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, pe);
 }
+#pragma weak shmem_get32 = pshmem_get32
 
-void shmem_get64(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get64(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get64, dest, source, nelems * 8, pe);
+	goshmem_fast_get(R_shmem_get64, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, pe);
 }
+#pragma weak shmem_get64 = pshmem_get64
 
-void shmem_get128(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get128(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get128, dest, source, nelems * 16, pe);
+	goshmem_fast_get(R_shmem_get128, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, pe);
 }
+#pragma weak shmem_get128 = pshmem_get128
 
-void shmem_get8_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get8_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get8_nbi, dest, source, nelems * 1, pe);
+	goshmem_fast_get(R_shmem_get8_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, pe);
 }
+#pragma weak shmem_get8_nbi = pshmem_get8_nbi
 
-void shmem_get16_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get16_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get16_nbi, dest, source, nelems * 2, pe);
+	goshmem_fast_get(R_shmem_get16_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, pe);
 }
+#pragma weak shmem_get16_nbi = pshmem_get16_nbi
 
-void shmem_get32_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get32_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get32_nbi, dest, source, nelems * 4, pe);
+	goshmem_fast_get(R_shmem_get32_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, pe);
 }
+#pragma weak shmem_get32_nbi = pshmem_get32_nbi
 
-void shmem_get64_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get64_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get64_nbi, dest, source, nelems * 8, pe);
+	goshmem_fast_get(R_shmem_get64_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, pe);
 }
+#pragma weak shmem_get64_nbi = pshmem_get64_nbi
 
-void shmem_get128_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_get128_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-	goshmem_fast_get(R_shmem_get128_nbi, dest, source, nelems * 16, pe);
+	goshmem_fast_get(R_shmem_get128_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, pe);
 }
+#pragma weak shmem_get128_nbi = pshmem_get128_nbi
 
-void shmem_iput8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iput8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_iput8, dest, (void *)source, dst, sst, nelems, 1, pe);
+	goshmem_iput(R_shmem_iput8, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 1, pe);
 }
+#pragma weak shmem_iput8 = pshmem_iput8
 
-void shmem_iput16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iput16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_iput16, dest, (void *)source, dst, sst, nelems, 2, pe);
+	goshmem_iput(R_shmem_iput16, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 2, pe);
 }
+#pragma weak shmem_iput16 = pshmem_iput16
 
-void shmem_iput32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iput32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_iput32, dest, (void *)source, dst, sst, nelems, 4, pe);
+	goshmem_iput(R_shmem_iput32, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 4, pe);
 }
+#pragma weak shmem_iput32 = pshmem_iput32
 
-void shmem_iput64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iput64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_iput64, dest, (void *)source, dst, sst, nelems, 8, pe);
+	goshmem_iput(R_shmem_iput64, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 8, pe);
 }
+#pragma weak shmem_iput64 = pshmem_iput64
 
-void shmem_iput128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iput128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iput(R_shmem_iput128, dest, (void *)source, dst, sst, nelems, 16, pe);
+	goshmem_iput(R_shmem_iput128, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 16, pe);
 }
+#pragma weak shmem_iput128 = pshmem_iput128
 
-void shmem_iget8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iget8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_iget8, dest, (void *)source, dst, sst, nelems, 1, pe);
+	goshmem_iget(R_shmem_iget8, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 1, pe);
 }
+#pragma weak shmem_iget8 = pshmem_iget8
 
-void shmem_iget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_iget16, dest, (void *)source, dst, sst, nelems, 2, pe);
+	goshmem_iget(R_shmem_iget16, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 2, pe);
 }
+#pragma weak shmem_iget16 = pshmem_iget16
 
-void shmem_iget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_iget32, dest, (void *)source, dst, sst, nelems, 4, pe);
+	goshmem_iget(R_shmem_iget32, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 4, pe);
 }
+#pragma weak shmem_iget32 = pshmem_iget32
 
-void shmem_iget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_iget64, dest, (void *)source, dst, sst, nelems, 8, pe);
+	goshmem_iget(R_shmem_iget64, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 8, pe);
 }
+#pragma weak shmem_iget64 = pshmem_iget64
 
-void shmem_iget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+void pshmem_iget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
 {
-	goshmem_iget(R_shmem_iget128, dest, (void *)source, dst, sst, nelems, 16, pe);
+	goshmem_iget(R_shmem_iget128, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, nelems, 16, pe);
 }
+#pragma weak shmem_iget128 = pshmem_iget128
 
-void shmem_put8_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibput8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put8_signal, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ibput8, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 1, pe);
 }
+#pragma weak shmem_ibput8 = pshmem_ibput8
 
-void shmem_put16_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibput16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put16_signal, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ibput16, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 2, pe);
 }
+#pragma weak shmem_ibput16 = pshmem_ibput16
 
-void shmem_put32_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibput32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put32_signal, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ibput32, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 4, pe);
 }
+#pragma weak shmem_ibput32 = pshmem_ibput32
 
-void shmem_put64_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibput64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put64_signal, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ibput64, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 8, pe);
 }
+#pragma weak shmem_ibput64 = pshmem_ibput64
 
-void shmem_put128_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibput128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put128_signal, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
+	goshmem_ibput(R_shmem_ibput128, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 16, pe);
 }
+#pragma weak shmem_ibput128 = pshmem_ibput128
 
-void shmem_put8_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibget8(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put8_signal_nbi, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ibget8, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 1, pe);
 }
+#pragma weak shmem_ibget8 = pshmem_ibget8
 
-void shmem_put16_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibget16(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put16_signal_nbi, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ibget16, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 2, pe);
 }
+#pragma weak shmem_ibget16 = pshmem_ibget16
 
-void shmem_put32_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibget32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put32_signal_nbi, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ibget32, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 4, pe);
 }
+#pragma weak shmem_ibget32 = pshmem_ibget32
 
-void shmem_put64_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibget64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put64_signal_nbi, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ibget64, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 8, pe);
 }
+#pragma weak shmem_ibget64 = pshmem_ibget64
 
-void shmem_put128_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_ibget128(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_put128_signal_nbi, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
+	goshmem_ibget(R_shmem_ibget128, SHMEM_CTX_DEFAULT, dest, (void *)source, dst, sst, bsize, nblocks, 16, pe);
 }
+#pragma weak shmem_ibget128 = pshmem_ibget128
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put8_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put(R_shmem_putmem, dest, source, nelems, pe);
+	goshmem_fast_put_signal(R_shmem_put8_signal, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put8_signal = pshmem_put8_signal
 
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put16_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put(R_shmem_putmem_nbi, dest, source, nelems, pe);
+	goshmem_fast_put_signal(R_shmem_put16_signal, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put16_signal = pshmem_put16_signal
 
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put32_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_get(R_shmem_getmem, dest, source, nelems, pe);
+	goshmem_fast_put_signal(R_shmem_put32_signal, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put32_signal = pshmem_put32_signal
 
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+void pshmem_put64_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_get(R_shmem_getmem_nbi, dest, source, nelems, pe);
+	goshmem_fast_put_signal(R_shmem_put64_signal, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put64_signal = pshmem_put64_signal
 
-void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_put128_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_putmem_signal, dest, source, nelems, sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_put128_signal, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put128_signal = pshmem_put128_signal
 
-void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+void pshmem_put8_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-	goshmem_fast_put_signal(R_shmem_putmem_signal_nbi, dest, source, nelems, sig_addr, signal, sig_op, pe);
+	goshmem_fast_put_signal(R_shmem_put8_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
 }
+#pragma weak shmem_put8_signal_nbi = pshmem_put8_signal_nbi
 
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
+void pshmem_put16_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_put16_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_put16_signal_nbi = pshmem_put16_signal_nbi
+
+void pshmem_put32_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_put32_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_put32_signal_nbi = pshmem_put32_signal_nbi
+
+void pshmem_put64_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_put64_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_put64_signal_nbi = pshmem_put64_signal_nbi
+
+void pshmem_put128_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_put128_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_put128_signal_nbi = pshmem_put128_signal_nbi
+
+void pshmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_putmem, SHMEM_CTX_DEFAULT, dest, source, nelems, pe);
+}
+#pragma weak shmem_putmem = pshmem_putmem
+
+void pshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_putmem_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems, pe);
+}
+#pragma weak shmem_putmem_nbi = pshmem_putmem_nbi
+
+void pshmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_getmem, SHMEM_CTX_DEFAULT, dest, source, nelems, pe);
+}
+#pragma weak shmem_getmem = pshmem_getmem
+
+void pshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_getmem_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems, pe);
+}
+#pragma weak shmem_getmem_nbi = pshmem_getmem_nbi
+
+void pshmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_putmem_signal, SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_putmem_signal = pshmem_putmem_signal
+
+void pshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_putmem_signal_nbi, SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_putmem_signal_nbi = pshmem_putmem_signal_nbi
+
+void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+	goshmem_fast_amo64(R_shmem_signal_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);
+}
+#pragma weak shmem_signal_add = pshmem_signal_add
+
+void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+	goshmem_fast_amo64(R_shmem_signal_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);
+}
+#pragma weak shmem_signal_set = pshmem_signal_set
+
+uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
 {
 	return goshmem_fast_signal_fetch(R_shmem_signal_fetch, sig_addr);
 }
+#pragma weak shmem_signal_fetch = pshmem_signal_fetch
 
-uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
 	return goshmem_signal_wait_until(R_shmem_signal_wait_until, sig_addr, cmp, cmp_value);
 }
+#pragma weak shmem_signal_wait_until = pshmem_signal_wait_until
+
+/* On a communication context: Remote memory access, sized and in bytes */
+
+void pshmem_ctx_put8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put8, ctx, dest, source, nelems * 1, pe);
+}
+#pragma weak shmem_ctx_put8 = pshmem_ctx_put8
+
+void pshmem_ctx_put16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put16, ctx, dest, source, nelems * 2, pe);
+}
+#pragma weak shmem_ctx_put16 = pshmem_ctx_put16
+
+void pshmem_ctx_put32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put32, ctx, dest, source, nelems * 4, pe);
+}
+#pragma weak shmem_ctx_put32 = pshmem_ctx_put32
+
+void pshmem_ctx_put64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put64, ctx, dest, source, nelems * 8, pe);
+}
+#pragma weak shmem_ctx_put64 = pshmem_ctx_put64
+
+void pshmem_ctx_put128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put128, ctx, dest, source, nelems * 16, pe);
+}
+#pragma weak shmem_ctx_put128 = pshmem_ctx_put128
+
+void pshmem_ctx_put8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put8_nbi, ctx, dest, source, nelems * 1, pe);
+}
+#pragma weak shmem_ctx_put8_nbi = pshmem_ctx_put8_nbi
+
+void pshmem_ctx_put16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put16_nbi, ctx, dest, source, nelems * 2, pe);
+}
+#pragma weak shmem_ctx_put16_nbi = pshmem_ctx_put16_nbi
+
+void pshmem_ctx_put32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put32_nbi, ctx, dest, source, nelems * 4, pe);
+}
+#pragma weak shmem_ctx_put32_nbi = pshmem_ctx_put32_nbi
+
+void pshmem_ctx_put64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put64_nbi, ctx, dest, source, nelems * 8, pe);
+}
+#pragma weak shmem_ctx_put64_nbi = pshmem_ctx_put64_nbi
+
+void pshmem_ctx_put128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_put128_nbi, ctx, dest, source, nelems * 16, pe);
+}
+#pragma weak shmem_ctx_put128_nbi = pshmem_ctx_put128_nbi
+
+void pshmem_ctx_get8(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get8, ctx, dest, source, nelems * 1, pe);
+}
+#pragma weak shmem_ctx_get8 = pshmem_ctx_get8
+
+void pshmem_ctx_get16(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get16, ctx, dest, source, nelems * 2, pe);
+}
+#pragma weak shmem_ctx_get16 = pshmem_ctx_get16
+
+void pshmem_ctx_get32(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get32, ctx, dest, source, nelems * 4, pe);
+}
+#pragma weak shmem_ctx_get32 = pshmem_ctx_get32
+
+void pshmem_ctx_get64(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get64, ctx, dest, source, nelems * 8, pe);
+}
+#pragma weak shmem_ctx_get64 = pshmem_ctx_get64
+
+void pshmem_ctx_get128(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get128, ctx, dest, source, nelems * 16, pe);
+}
+#pragma weak shmem_ctx_get128 = pshmem_ctx_get128
+
+void pshmem_ctx_get8_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get8_nbi, ctx, dest, source, nelems * 1, pe);
+}
+#pragma weak shmem_ctx_get8_nbi = pshmem_ctx_get8_nbi
+
+void pshmem_ctx_get16_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get16_nbi, ctx, dest, source, nelems * 2, pe);
+}
+#pragma weak shmem_ctx_get16_nbi = pshmem_ctx_get16_nbi
+
+void pshmem_ctx_get32_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get32_nbi, ctx, dest, source, nelems * 4, pe);
+}
+#pragma weak shmem_ctx_get32_nbi = pshmem_ctx_get32_nbi
+
+void pshmem_ctx_get64_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get64_nbi, ctx, dest, source, nelems * 8, pe);
+}
+#pragma weak shmem_ctx_get64_nbi = pshmem_ctx_get64_nbi
+
+void pshmem_ctx_get128_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_get128_nbi, ctx, dest, source, nelems * 16, pe);
+}
+#pragma weak shmem_ctx_get128_nbi = pshmem_ctx_get128_nbi
+
+void pshmem_ctx_iput8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_iput8, ctx, dest, (void *)source, dst, sst, nelems, 1, pe);
+}
+#pragma weak shmem_ctx_iput8 = pshmem_ctx_iput8
+
+void pshmem_ctx_iput16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_iput16, ctx, dest, (void *)source, dst, sst, nelems, 2, pe);
+}
+#pragma weak shmem_ctx_iput16 = pshmem_ctx_iput16
+
+void pshmem_ctx_iput32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_iput32, ctx, dest, (void *)source, dst, sst, nelems, 4, pe);
+}
+#pragma weak shmem_ctx_iput32 = pshmem_ctx_iput32
+
+void pshmem_ctx_iput64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_iput64, ctx, dest, (void *)source, dst, sst, nelems, 8, pe);
+}
+#pragma weak shmem_ctx_iput64 = pshmem_ctx_iput64
+
+void pshmem_ctx_iput128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iput(R_shmem_ctx_iput128, ctx, dest, (void *)source, dst, sst, nelems, 16, pe);
+}
+#pragma weak shmem_ctx_iput128 = pshmem_ctx_iput128
+
+void pshmem_ctx_iget8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_iget8, ctx, dest, (void *)source, dst, sst, nelems, 1, pe);
+}
+#pragma weak shmem_ctx_iget8 = pshmem_ctx_iget8
+
+void pshmem_ctx_iget16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_iget16, ctx, dest, (void *)source, dst, sst, nelems, 2, pe);
+}
+#pragma weak shmem_ctx_iget16 = pshmem_ctx_iget16
+
+void pshmem_ctx_iget32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_iget32, ctx, dest, (void *)source, dst, sst, nelems, 4, pe);
+}
+#pragma weak shmem_ctx_iget32 = pshmem_ctx_iget32
+
+void pshmem_ctx_iget64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_iget64, ctx, dest, (void *)source, dst, sst, nelems, 8, pe);
+}
+#pragma weak shmem_ctx_iget64 = pshmem_ctx_iget64
+
+void pshmem_ctx_iget128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)
+{
+	goshmem_iget(R_shmem_ctx_iget128, ctx, dest, (void *)source, dst, sst, nelems, 16, pe);
+}
+#pragma weak shmem_ctx_iget128 = pshmem_ctx_iget128
+
+void pshmem_ctx_ibput8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ibput8, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 1, pe);
+}
+#pragma weak shmem_ctx_ibput8 = pshmem_ctx_ibput8
+
+void pshmem_ctx_ibput16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ibput16, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 2, pe);
+}
+#pragma weak shmem_ctx_ibput16 = pshmem_ctx_ibput16
+
+void pshmem_ctx_ibput32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ibput32, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 4, pe);
+}
+#pragma weak shmem_ctx_ibput32 = pshmem_ctx_ibput32
+
+void pshmem_ctx_ibput64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ibput64, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 8, pe);
+}
+#pragma weak shmem_ctx_ibput64 = pshmem_ctx_ibput64
+
+void pshmem_ctx_ibput128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibput(R_shmem_ctx_ibput128, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 16, pe);
+}
+#pragma weak shmem_ctx_ibput128 = pshmem_ctx_ibput128
+
+void pshmem_ctx_ibget8(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ibget8, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 1, pe);
+}
+#pragma weak shmem_ctx_ibget8 = pshmem_ctx_ibget8
+
+void pshmem_ctx_ibget16(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ibget16, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 2, pe);
+}
+#pragma weak shmem_ctx_ibget16 = pshmem_ctx_ibget16
+
+void pshmem_ctx_ibget32(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ibget32, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 4, pe);
+}
+#pragma weak shmem_ctx_ibget32 = pshmem_ctx_ibget32
+
+void pshmem_ctx_ibget64(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ibget64, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 8, pe);
+}
+#pragma weak shmem_ctx_ibget64 = pshmem_ctx_ibget64
+
+void pshmem_ctx_ibget128(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)
+{
+	goshmem_ibget(R_shmem_ctx_ibget128, ctx, dest, (void *)source, dst, sst, bsize, nblocks, 16, pe);
+}
+#pragma weak shmem_ctx_ibget128 = pshmem_ctx_ibget128
+
+void pshmem_ctx_put8_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put8_signal, ctx, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put8_signal = pshmem_ctx_put8_signal
+
+void pshmem_ctx_put16_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put16_signal, ctx, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put16_signal = pshmem_ctx_put16_signal
+
+void pshmem_ctx_put32_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put32_signal, ctx, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put32_signal = pshmem_ctx_put32_signal
+
+void pshmem_ctx_put64_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put64_signal, ctx, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put64_signal = pshmem_ctx_put64_signal
+
+void pshmem_ctx_put128_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put128_signal, ctx, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put128_signal = pshmem_ctx_put128_signal
+
+void pshmem_ctx_put8_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put8_signal_nbi, ctx, dest, source, nelems * 1, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put8_signal_nbi = pshmem_ctx_put8_signal_nbi
+
+void pshmem_ctx_put16_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put16_signal_nbi, ctx, dest, source, nelems * 2, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put16_signal_nbi = pshmem_ctx_put16_signal_nbi
+
+void pshmem_ctx_put32_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put32_signal_nbi, ctx, dest, source, nelems * 4, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put32_signal_nbi = pshmem_ctx_put32_signal_nbi
+
+void pshmem_ctx_put64_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put64_signal_nbi, ctx, dest, source, nelems * 8, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put64_signal_nbi = pshmem_ctx_put64_signal_nbi
+
+void pshmem_ctx_put128_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_put128_signal_nbi, ctx, dest, source, nelems * 16, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_put128_signal_nbi = pshmem_ctx_put128_signal_nbi
+
+void pshmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_putmem, ctx, dest, source, nelems, pe);
+}
+#pragma weak shmem_ctx_putmem = pshmem_ctx_putmem
+
+void pshmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_put(R_shmem_ctx_putmem_nbi, ctx, dest, source, nelems, pe);
+}
+#pragma weak shmem_ctx_putmem_nbi = pshmem_ctx_putmem_nbi
+
+void pshmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_getmem, ctx, dest, source, nelems, pe);
+}
+#pragma weak shmem_ctx_getmem = pshmem_ctx_getmem
+
+void pshmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+	goshmem_fast_get(R_shmem_ctx_getmem_nbi, ctx, dest, source, nelems, pe);
+}
+#pragma weak shmem_ctx_getmem_nbi = pshmem_ctx_getmem_nbi
+
+void pshmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_putmem_signal, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_putmem_signal = pshmem_ctx_putmem_signal
+
+void pshmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+	goshmem_fast_put_signal(R_shmem_ctx_putmem_signal_nbi, ctx, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+#pragma weak shmem_ctx_putmem_signal_nbi = pshmem_ctx_putmem_signal_nbi
+
+void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_signal_add, ctx, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);
+}
+#pragma weak shmem_ctx_signal_add = pshmem_ctx_signal_add
+
+void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_signal_set, ctx, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);
+}
+#pragma weak shmem_ctx_signal_set = pshmem_ctx_signal_set
 
 /* Atomic memory operations */
 
-float shmem_float_atomic_fetch(const float *source, int pe)
+float pshmem_float_atomic_fetch(const float *source, int pe)
 {
-	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_float_atomic_fetch = pshmem_float_atomic_fetch
 
-double shmem_double_atomic_fetch(const double *source, int pe)
+double pshmem_double_atomic_fetch(const double *source, int pe)
 {
-	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_double_atomic_fetch = pshmem_double_atomic_fetch
 
-int shmem_int_atomic_fetch(const int *source, int pe)
+int pshmem_int_atomic_fetch(const int *source, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch = pshmem_int_atomic_fetch
 
-long shmem_long_atomic_fetch(const long *source, int pe)
+long pshmem_long_atomic_fetch(const long *source, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch = pshmem_long_atomic_fetch
 
-long long shmem_longlong_atomic_fetch(const long long *source, int pe)
+long long pshmem_longlong_atomic_fetch(const long long *source, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch = pshmem_longlong_atomic_fetch
 
-unsigned int shmem_uint_atomic_fetch(const unsigned int *source, int pe)
+unsigned int pshmem_uint_atomic_fetch(const unsigned int *source, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch = pshmem_uint_atomic_fetch
 
-unsigned long shmem_ulong_atomic_fetch(const unsigned long *source, int pe)
+unsigned long pshmem_ulong_atomic_fetch(const unsigned long *source, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch = pshmem_ulong_atomic_fetch
 
-unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch = pshmem_ulonglong_atomic_fetch
 
-int32_t shmem_int32_atomic_fetch(const int32_t *source, int pe)
+int32_t pshmem_int32_atomic_fetch(const int32_t *source, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch = pshmem_int32_atomic_fetch
 
-int64_t shmem_int64_atomic_fetch(const int64_t *source, int pe)
+int64_t pshmem_int64_atomic_fetch(const int64_t *source, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch = pshmem_int64_atomic_fetch
 
-uint32_t shmem_uint32_atomic_fetch(const uint32_t *source, int pe)
+uint32_t pshmem_uint32_atomic_fetch(const uint32_t *source, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch = pshmem_uint32_atomic_fetch
 
-uint64_t shmem_uint64_atomic_fetch(const uint64_t *source, int pe)
+uint64_t pshmem_uint64_atomic_fetch(const uint64_t *source, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch = pshmem_uint64_atomic_fetch
 
-size_t shmem_size_atomic_fetch(const size_t *source, int pe)
+size_t pshmem_size_atomic_fetch(const size_t *source, int pe)
 {
-	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch = pshmem_size_atomic_fetch
 
-ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe)
+ptrdiff_t pshmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe)
 {
-	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch = pshmem_ptrdiff_atomic_fetch
 
-void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe)
+void pshmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe)
 {
-	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_float_atomic_fetch_nbi = pshmem_float_atomic_fetch_nbi
 
-void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe)
+void pshmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe)
 {
-	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_double_atomic_fetch_nbi = pshmem_double_atomic_fetch_nbi
 
-void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe)
+void pshmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe)
 {
-	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch_nbi = pshmem_int_atomic_fetch_nbi
 
-void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe)
+void pshmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe)
 {
-	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch_nbi = pshmem_long_atomic_fetch_nbi
 
-void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe)
+void pshmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe)
 {
-	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch_nbi = pshmem_longlong_atomic_fetch_nbi
 
-void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe)
+void pshmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_nbi = pshmem_uint_atomic_fetch_nbi
 
-void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe)
+void pshmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_nbi = pshmem_ulong_atomic_fetch_nbi
 
-void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe)
+void pshmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_nbi = pshmem_ulonglong_atomic_fetch_nbi
 
-void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe)
+void pshmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_nbi = pshmem_int32_atomic_fetch_nbi
 
-void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe)
+void pshmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_nbi = pshmem_int64_atomic_fetch_nbi
 
-void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe)
+void pshmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_nbi = pshmem_uint32_atomic_fetch_nbi
 
-void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe)
+void pshmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_nbi = pshmem_uint64_atomic_fetch_nbi
 
-void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe)
+void pshmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe)
 {
-	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch_nbi = pshmem_size_atomic_fetch_nbi
 
-void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe)
+void pshmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe)
 {
-	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_nbi, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch_nbi = pshmem_ptrdiff_atomic_fetch_nbi
 
-void shmem_float_atomic_set(float *dest, float value, int pe)
+void pshmem_float_atomic_set(float *dest, float value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_float_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_float_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
 }
+#pragma weak shmem_float_atomic_set = pshmem_float_atomic_set
 
-void shmem_double_atomic_set(double *dest, double value, int pe)
+void pshmem_double_atomic_set(double *dest, double value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_double_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_double_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
 }
+#pragma weak shmem_double_atomic_set = pshmem_double_atomic_set
 
-void shmem_int_atomic_set(int *dest, int value, int pe)
+void pshmem_int_atomic_set(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
 }
+#pragma weak shmem_int_atomic_set = pshmem_int_atomic_set
 
-void shmem_long_atomic_set(long *dest, long value, int pe)
+void pshmem_long_atomic_set(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
 }
+#pragma weak shmem_long_atomic_set = pshmem_long_atomic_set
 
-void shmem_longlong_atomic_set(long long *dest, long long value, int pe)
+void pshmem_longlong_atomic_set(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
 }
+#pragma weak shmem_longlong_atomic_set = pshmem_longlong_atomic_set
 
-void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint(value), 0, pe);
 }
+#pragma weak shmem_uint_atomic_set = pshmem_uint_atomic_set
 
-void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ulong(value), 0, pe);
 }
+#pragma weak shmem_ulong_atomic_set = pshmem_ulong_atomic_set
 
-void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_set = pshmem_ulonglong_atomic_set
 
-void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int32(value), 0, pe);
 }
+#pragma weak shmem_int32_atomic_set = pshmem_int32_atomic_set
 
-void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int64(value), 0, pe);
 }
+#pragma weak shmem_int64_atomic_set = pshmem_int64_atomic_set
 
-void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint32(value), 0, pe);
 }
+#pragma weak shmem_uint32_atomic_set = pshmem_uint32_atomic_set
 
-void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint64(value), 0, pe);
 }
+#pragma weak shmem_uint64_atomic_set = pshmem_uint64_atomic_set
 
-void shmem_size_atomic_set(size_t *dest, size_t value, int pe)
+void pshmem_size_atomic_set(size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_size(value), 0, pe);
 }
+#pragma weak shmem_size_atomic_set = pshmem_size_atomic_set
 
-void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_set, GOSHMEM_AMO_SET, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
+#pragma weak shmem_ptrdiff_atomic_set = pshmem_ptrdiff_atomic_set
 
-float shmem_float_atomic_swap(float *dest, float value, int pe)
+float pshmem_float_atomic_swap(float *dest, float value, int pe)
 {
-	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
 }
+#pragma weak shmem_float_atomic_swap = pshmem_float_atomic_swap
 
-double shmem_double_atomic_swap(double *dest, double value, int pe)
+double pshmem_double_atomic_swap(double *dest, double value, int pe)
 {
-	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
 }
+#pragma weak shmem_double_atomic_swap = pshmem_double_atomic_swap
 
-int shmem_int_atomic_swap(int *dest, int value, int pe)
+int pshmem_int_atomic_swap(int *dest, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_atomic_swap = pshmem_int_atomic_swap
 
-long shmem_long_atomic_swap(long *dest, long value, int pe)
+long pshmem_long_atomic_swap(long *dest, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_atomic_swap = pshmem_long_atomic_swap
 
-long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe)
+long long pshmem_longlong_atomic_swap(long long *dest, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_atomic_swap = pshmem_longlong_atomic_swap
 
-unsigned int shmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_swap = pshmem_uint_atomic_swap
 
-unsigned long shmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_swap = pshmem_ulong_atomic_swap
 
-unsigned long long shmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_swap = pshmem_ulonglong_atomic_swap
 
-int32_t shmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe)
+int32_t pshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_swap = pshmem_int32_atomic_swap
 
-int64_t shmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe)
+int64_t pshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_swap = pshmem_int64_atomic_swap
 
-uint32_t shmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_swap = pshmem_uint32_atomic_swap
 
-uint64_t shmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_swap = pshmem_uint64_atomic_swap
 
-size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe)
+size_t pshmem_size_atomic_swap(size_t *dest, size_t value, int pe)
 {
-	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
 }
+#pragma weak shmem_size_atomic_swap = pshmem_size_atomic_swap
 
-ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe)
+ptrdiff_t pshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_swap = pshmem_ptrdiff_atomic_swap
 
-void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe)
+void pshmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe)
 {
-	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
+	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_float_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
 }
+#pragma weak shmem_float_atomic_swap_nbi = pshmem_float_atomic_swap_nbi
 
-void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe)
+void pshmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe)
 {
-	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
+	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_double_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
 }
+#pragma weak shmem_double_atomic_swap_nbi = pshmem_double_atomic_swap_nbi
 
-void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe)
+void pshmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe)
 {
-	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_atomic_swap_nbi = pshmem_int_atomic_swap_nbi
 
-void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe)
+void pshmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe)
 {
-	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_atomic_swap_nbi = pshmem_long_atomic_swap_nbi
 
-void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe)
+void pshmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe)
 {
-	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_atomic_swap_nbi = pshmem_longlong_atomic_swap_nbi
 
-void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_swap_nbi = pshmem_uint_atomic_swap_nbi
 
-void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_swap_nbi = pshmem_ulong_atomic_swap_nbi
 
-void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_swap_nbi = pshmem_ulonglong_atomic_swap_nbi
 
-void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_swap_nbi = pshmem_int32_atomic_swap_nbi
 
-void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_swap_nbi = pshmem_int64_atomic_swap_nbi
 
-void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_swap_nbi = pshmem_uint32_atomic_swap_nbi
 
-void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_swap_nbi = pshmem_uint64_atomic_swap_nbi
 
-void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe)
+void pshmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe)
 {
-	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
 }
+#pragma weak shmem_size_atomic_swap_nbi = pshmem_size_atomic_swap_nbi
 
-void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_swap_nbi, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_swap_nbi = pshmem_ptrdiff_atomic_swap_nbi
 
-int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe)
+int pshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
 }
+#pragma weak shmem_int_atomic_compare_swap = pshmem_int_atomic_compare_swap
 
-long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe)
+long pshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
 }
+#pragma weak shmem_long_atomic_compare_swap = pshmem_long_atomic_compare_swap
 
-long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe)
+long long pshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
 }
+#pragma weak shmem_longlong_atomic_compare_swap = pshmem_longlong_atomic_compare_swap
 
-unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
 }
+#pragma weak shmem_uint_atomic_compare_swap = pshmem_uint_atomic_compare_swap
 
-unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
 }
+#pragma weak shmem_ulong_atomic_compare_swap = pshmem_ulong_atomic_compare_swap
 
-unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
 }
+#pragma weak shmem_ulonglong_atomic_compare_swap = pshmem_ulonglong_atomic_compare_swap
 
-int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe)
+int32_t pshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
 }
+#pragma weak shmem_int32_atomic_compare_swap = pshmem_int32_atomic_compare_swap
 
-int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe)
+int64_t pshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
 }
+#pragma weak shmem_int64_atomic_compare_swap = pshmem_int64_atomic_compare_swap
 
-uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
 }
+#pragma weak shmem_uint32_atomic_compare_swap = pshmem_uint32_atomic_compare_swap
 
-uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
 }
+#pragma weak shmem_uint64_atomic_compare_swap = pshmem_uint64_atomic_compare_swap
 
-size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe)
+size_t pshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe)
 {
-	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
 }
+#pragma weak shmem_size_atomic_compare_swap = pshmem_size_atomic_compare_swap
 
-ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
+ptrdiff_t pshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
 {
-	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_compare_swap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_compare_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
 }
+#pragma weak shmem_ptrdiff_atomic_compare_swap = pshmem_ptrdiff_atomic_compare_swap
 
-void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe)
+void pshmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe)
 {
-	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
 }
+#pragma weak shmem_int_atomic_compare_swap_nbi = pshmem_int_atomic_compare_swap_nbi
 
-void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe)
+void pshmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe)
 {
-	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
 }
+#pragma weak shmem_long_atomic_compare_swap_nbi = pshmem_long_atomic_compare_swap_nbi
 
-void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe)
+void pshmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe)
 {
-	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
 }
+#pragma weak shmem_longlong_atomic_compare_swap_nbi = pshmem_longlong_atomic_compare_swap_nbi
 
-void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe)
+void pshmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
 }
+#pragma weak shmem_uint_atomic_compare_swap_nbi = pshmem_uint_atomic_compare_swap_nbi
 
-void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe)
+void pshmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
 }
+#pragma weak shmem_ulong_atomic_compare_swap_nbi = pshmem_ulong_atomic_compare_swap_nbi
 
-void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
 }
+#pragma weak shmem_ulonglong_atomic_compare_swap_nbi = pshmem_ulonglong_atomic_compare_swap_nbi
 
-void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe)
+void pshmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
 }
+#pragma weak shmem_int32_atomic_compare_swap_nbi = pshmem_int32_atomic_compare_swap_nbi
 
-void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe)
+void pshmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
 }
+#pragma weak shmem_int64_atomic_compare_swap_nbi = pshmem_int64_atomic_compare_swap_nbi
 
-void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe)
+void pshmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
 }
+#pragma weak shmem_uint32_atomic_compare_swap_nbi = pshmem_uint32_atomic_compare_swap_nbi
 
-void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe)
+void pshmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
 }
+#pragma weak shmem_uint64_atomic_compare_swap_nbi = pshmem_uint64_atomic_compare_swap_nbi
 
-void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe)
+void pshmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe)
 {
-	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
 }
+#pragma weak shmem_size_atomic_compare_swap_nbi = pshmem_size_atomic_compare_swap_nbi
 
-void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
 {
-	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_compare_swap_nbi, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_compare_swap_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
 }
+#pragma weak shmem_ptrdiff_atomic_compare_swap_nbi = pshmem_ptrdiff_atomic_compare_swap_nbi
 
-int shmem_int_atomic_fetch_inc(int *dest, int pe)
+int pshmem_int_atomic_fetch_inc(int *dest, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch_inc = pshmem_int_atomic_fetch_inc
 
-long shmem_long_atomic_fetch_inc(long *dest, int pe)
+long pshmem_long_atomic_fetch_inc(long *dest, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch_inc = pshmem_long_atomic_fetch_inc
 
-long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe)
+long long pshmem_longlong_atomic_fetch_inc(long long *dest, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch_inc = pshmem_longlong_atomic_fetch_inc
 
-unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe)
+unsigned int pshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_inc = pshmem_uint_atomic_fetch_inc
 
-unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe)
+unsigned long pshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_inc = pshmem_ulong_atomic_fetch_inc
 
-unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_inc = pshmem_ulonglong_atomic_fetch_inc
 
-int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe)
+int32_t pshmem_int32_atomic_fetch_inc(int32_t *dest, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_inc = pshmem_int32_atomic_fetch_inc
 
-int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe)
+int64_t pshmem_int64_atomic_fetch_inc(int64_t *dest, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_inc = pshmem_int64_atomic_fetch_inc
 
-uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe)
+uint32_t pshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_inc = pshmem_uint32_atomic_fetch_inc
 
-uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe)
+uint64_t pshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_inc = pshmem_uint64_atomic_fetch_inc
 
-size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe)
+size_t pshmem_size_atomic_fetch_inc(size_t *dest, int pe)
 {
-	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch_inc = pshmem_size_atomic_fetch_inc
 
-ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe)
+ptrdiff_t pshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe)
 {
-	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch_inc = pshmem_ptrdiff_atomic_fetch_inc
 
-void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe)
+void pshmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe)
 {
-	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch_inc_nbi = pshmem_int_atomic_fetch_inc_nbi
 
-void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe)
+void pshmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe)
 {
-	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch_inc_nbi = pshmem_long_atomic_fetch_inc_nbi
 
-void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe)
+void pshmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe)
 {
-	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch_inc_nbi = pshmem_longlong_atomic_fetch_inc_nbi
 
-void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe)
+void pshmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_inc_nbi = pshmem_uint_atomic_fetch_inc_nbi
 
-void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe)
+void pshmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_inc_nbi = pshmem_ulong_atomic_fetch_inc_nbi
 
-void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe)
+void pshmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_inc_nbi = pshmem_ulonglong_atomic_fetch_inc_nbi
 
-void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe)
+void pshmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_inc_nbi = pshmem_int32_atomic_fetch_inc_nbi
 
-void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe)
+void pshmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_inc_nbi = pshmem_int64_atomic_fetch_inc_nbi
 
-void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe)
+void pshmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_inc_nbi = pshmem_uint32_atomic_fetch_inc_nbi
 
-void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe)
+void pshmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_inc_nbi = pshmem_uint64_atomic_fetch_inc_nbi
 
-void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe)
+void pshmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe)
 {
-	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch_inc_nbi = pshmem_size_atomic_fetch_inc_nbi
 
-void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe)
+void pshmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe)
 {
-	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_inc_nbi, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_inc_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch_inc_nbi = pshmem_ptrdiff_atomic_fetch_inc_nbi
 
-void shmem_int_atomic_inc(int *dest, int pe)
+void pshmem_int_atomic_inc(int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_int_atomic_inc = pshmem_int_atomic_inc
 
-void shmem_long_atomic_inc(long *dest, int pe)
+void pshmem_long_atomic_inc(long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_long_atomic_inc = pshmem_long_atomic_inc
 
-void shmem_longlong_atomic_inc(long long *dest, int pe)
+void pshmem_longlong_atomic_inc(long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_longlong_atomic_inc = pshmem_longlong_atomic_inc
 
-void shmem_uint_atomic_inc(unsigned int *dest, int pe)
+void pshmem_uint_atomic_inc(unsigned int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_uint_atomic_inc = pshmem_uint_atomic_inc
 
-void shmem_ulong_atomic_inc(unsigned long *dest, int pe)
+void pshmem_ulong_atomic_inc(unsigned long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_ulong_atomic_inc = pshmem_ulong_atomic_inc
 
-void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe)
+void pshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_inc = pshmem_ulonglong_atomic_inc
 
-void shmem_int32_atomic_inc(int32_t *dest, int pe)
+void pshmem_int32_atomic_inc(int32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_int32_atomic_inc = pshmem_int32_atomic_inc
 
-void shmem_int64_atomic_inc(int64_t *dest, int pe)
+void pshmem_int64_atomic_inc(int64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_int64_atomic_inc = pshmem_int64_atomic_inc
 
-void shmem_uint32_atomic_inc(uint32_t *dest, int pe)
+void pshmem_uint32_atomic_inc(uint32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_uint32_atomic_inc = pshmem_uint32_atomic_inc
 
-void shmem_uint64_atomic_inc(uint64_t *dest, int pe)
+void pshmem_uint64_atomic_inc(uint64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_uint64_atomic_inc = pshmem_uint64_atomic_inc
 
-void shmem_size_atomic_inc(size_t *dest, int pe)
+void pshmem_size_atomic_inc(size_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_size_atomic_inc = pshmem_size_atomic_inc
 
-void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe)
+void pshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_ptrdiff_atomic_inc = pshmem_ptrdiff_atomic_inc
 
-int shmem_int_atomic_fetch_add(int *dest, int value, int pe)
+int pshmem_int_atomic_fetch_add(int *dest, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch_add = pshmem_int_atomic_fetch_add
 
-long shmem_long_atomic_fetch_add(long *dest, long value, int pe)
+long pshmem_long_atomic_fetch_add(long *dest, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch_add = pshmem_long_atomic_fetch_add
 
-long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe)
+long long pshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch_add = pshmem_longlong_atomic_fetch_add
 
-unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_add = pshmem_uint_atomic_fetch_add
 
-unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_add = pshmem_ulong_atomic_fetch_add
 
-unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_add = pshmem_ulonglong_atomic_fetch_add
 
-int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe)
+int32_t pshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_add = pshmem_int32_atomic_fetch_add
 
-int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe)
+int64_t pshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_add = pshmem_int64_atomic_fetch_add
 
-uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_add = pshmem_uint32_atomic_fetch_add
 
-uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_add = pshmem_uint64_atomic_fetch_add
 
-size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe)
+size_t pshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe)
 {
-	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch_add = pshmem_size_atomic_fetch_add
 
-ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe)
+ptrdiff_t pshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch_add = pshmem_ptrdiff_atomic_fetch_add
 
-void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe)
+void pshmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe)
 {
-	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_int_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_atomic_fetch_add_nbi = pshmem_int_atomic_fetch_add_nbi
 
-void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe)
+void pshmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe)
 {
-	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_long_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_atomic_fetch_add_nbi = pshmem_long_atomic_fetch_add_nbi
 
-void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe)
+void pshmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe)
 {
-	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_atomic_fetch_add_nbi = pshmem_longlong_atomic_fetch_add_nbi
 
-void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_add_nbi = pshmem_uint_atomic_fetch_add_nbi
 
-void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_add_nbi = pshmem_ulong_atomic_fetch_add_nbi
 
-void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_add_nbi = pshmem_ulonglong_atomic_fetch_add_nbi
 
-void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_add_nbi = pshmem_int32_atomic_fetch_add_nbi
 
-void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_add_nbi = pshmem_int64_atomic_fetch_add_nbi
 
-void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_add_nbi = pshmem_uint32_atomic_fetch_add_nbi
 
-void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_add_nbi = pshmem_uint64_atomic_fetch_add_nbi
 
-void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe)
+void pshmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe)
 {
-	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_size_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
 }
+#pragma weak shmem_size_atomic_fetch_add_nbi = pshmem_size_atomic_fetch_add_nbi
 
-void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_add_nbi, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ptrdiff_atomic_fetch_add_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
 }
+#pragma weak shmem_ptrdiff_atomic_fetch_add_nbi = pshmem_ptrdiff_atomic_fetch_add_nbi
 
-void shmem_int_atomic_add(int *dest, int value, int pe)
+void pshmem_int_atomic_add(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
 }
+#pragma weak shmem_int_atomic_add = pshmem_int_atomic_add
 
-void shmem_long_atomic_add(long *dest, long value, int pe)
+void pshmem_long_atomic_add(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
 }
+#pragma weak shmem_long_atomic_add = pshmem_long_atomic_add
 
-void shmem_longlong_atomic_add(long long *dest, long long value, int pe)
+void pshmem_longlong_atomic_add(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
 }
+#pragma weak shmem_longlong_atomic_add = pshmem_longlong_atomic_add
 
-void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe);
 }
+#pragma weak shmem_uint_atomic_add = pshmem_uint_atomic_add
 
-void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe);
 }
+#pragma weak shmem_ulong_atomic_add = pshmem_ulong_atomic_add
 
-void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_add = pshmem_ulonglong_atomic_add
 
-void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe);
 }
+#pragma weak shmem_int32_atomic_add = pshmem_int32_atomic_add
 
-void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe);
 }
+#pragma weak shmem_int64_atomic_add = pshmem_int64_atomic_add
 
-void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe);
 }
+#pragma weak shmem_uint32_atomic_add = pshmem_uint32_atomic_add
 
-void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe);
 }
+#pragma weak shmem_uint64_atomic_add = pshmem_uint64_atomic_add
 
-void shmem_size_atomic_add(size_t *dest, size_t value, int pe)
+void pshmem_size_atomic_add(size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe);
 }
+#pragma weak shmem_size_atomic_add = pshmem_size_atomic_add
 
-void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe)
+void pshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
+#pragma weak shmem_ptrdiff_atomic_add = pshmem_ptrdiff_atomic_add
 
-unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_and = pshmem_uint_atomic_fetch_and
 
-unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_and = pshmem_ulong_atomic_fetch_and
 
-unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_and = pshmem_ulonglong_atomic_fetch_and
 
-int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe)
+int32_t pshmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_and = pshmem_int32_atomic_fetch_and
 
-int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe)
+int64_t pshmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_and = pshmem_int64_atomic_fetch_and
 
-uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_and = pshmem_uint32_atomic_fetch_and
 
-uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_and = pshmem_uint64_atomic_fetch_and
 
-void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_and_nbi = pshmem_uint_atomic_fetch_and_nbi
 
-void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_and_nbi = pshmem_ulong_atomic_fetch_and_nbi
 
-void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_and_nbi = pshmem_ulonglong_atomic_fetch_and_nbi
 
-void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_and_nbi = pshmem_int32_atomic_fetch_and_nbi
 
-void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_and_nbi = pshmem_int64_atomic_fetch_and_nbi
 
-void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_and_nbi = pshmem_uint32_atomic_fetch_and_nbi
 
-void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_and_nbi, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_and_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_and_nbi = pshmem_uint64_atomic_fetch_and_nbi
 
-void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe);
 }
+#pragma weak shmem_uint_atomic_and = pshmem_uint_atomic_and
 
-void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe);
 }
+#pragma weak shmem_ulong_atomic_and = pshmem_ulong_atomic_and
 
-void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_and = pshmem_ulonglong_atomic_and
 
-void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe);
 }
+#pragma weak shmem_int32_atomic_and = pshmem_int32_atomic_and
 
-void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe);
 }
+#pragma weak shmem_int64_atomic_and = pshmem_int64_atomic_and
 
-void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe);
 }
+#pragma weak shmem_uint32_atomic_and = pshmem_uint32_atomic_and
 
-void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_and, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe);
 }
+#pragma weak shmem_uint64_atomic_and = pshmem_uint64_atomic_and
 
-unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_or = pshmem_uint_atomic_fetch_or
 
-unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_or = pshmem_ulong_atomic_fetch_or
 
-unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_or = pshmem_ulonglong_atomic_fetch_or
 
-int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe)
+int32_t pshmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_or = pshmem_int32_atomic_fetch_or
 
-int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe)
+int64_t pshmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_or = pshmem_int64_atomic_fetch_or
 
-uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_or = pshmem_uint32_atomic_fetch_or
 
-uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_or = pshmem_uint64_atomic_fetch_or
 
-void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_or_nbi = pshmem_uint_atomic_fetch_or_nbi
 
-void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_or_nbi = pshmem_ulong_atomic_fetch_or_nbi
 
-void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_or_nbi = pshmem_ulonglong_atomic_fetch_or_nbi
 
-void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_or_nbi = pshmem_int32_atomic_fetch_or_nbi
 
-void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_or_nbi = pshmem_int64_atomic_fetch_or_nbi
 
-void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_or_nbi = pshmem_uint32_atomic_fetch_or_nbi
 
-void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_or_nbi, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_or_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_or_nbi = pshmem_uint64_atomic_fetch_or_nbi
 
-void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe);
 }
+#pragma weak shmem_uint_atomic_or = pshmem_uint_atomic_or
 
-void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe);
 }
+#pragma weak shmem_ulong_atomic_or = pshmem_ulong_atomic_or
 
-void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_or = pshmem_ulonglong_atomic_or
 
-void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe);
 }
+#pragma weak shmem_int32_atomic_or = pshmem_int32_atomic_or
 
-void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe);
 }
+#pragma weak shmem_int64_atomic_or = pshmem_int64_atomic_or
 
-void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe);
 }
+#pragma weak shmem_uint32_atomic_or = pshmem_uint32_atomic_or
 
-void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_or, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe);
 }
+#pragma weak shmem_uint64_atomic_or = pshmem_uint64_atomic_or
 
-unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe)
+unsigned int pshmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe)
 {
-	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_xor = pshmem_uint_atomic_fetch_xor
 
-unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe)
+unsigned long pshmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe)
 {
-	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_xor = pshmem_ulong_atomic_fetch_xor
 
-unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe)
+unsigned long long pshmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe)
 {
-	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_xor = pshmem_ulonglong_atomic_fetch_xor
 
-int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe)
+int32_t pshmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe)
 {
-	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_xor = pshmem_int32_atomic_fetch_xor
 
-int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe)
+int64_t pshmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe)
 {
-	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_xor = pshmem_int64_atomic_fetch_xor
 
-uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe)
+uint32_t pshmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe)
 {
-	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_xor = pshmem_uint32_atomic_fetch_xor
 
-uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe)
+uint64_t pshmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe)
 {
-	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_xor = pshmem_uint64_atomic_fetch_xor
 
-void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
 {
-	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_uint_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
 }
+#pragma weak shmem_uint_atomic_fetch_xor_nbi = pshmem_uint_atomic_fetch_xor_nbi
 
-void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
 {
-	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ulong_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
 }
+#pragma weak shmem_ulong_atomic_fetch_xor_nbi = pshmem_ulong_atomic_fetch_xor_nbi
 
-void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
 {
-	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ulonglong_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
 }
+#pragma weak shmem_ulonglong_atomic_fetch_xor_nbi = pshmem_ulonglong_atomic_fetch_xor_nbi
 
-void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe)
 {
-	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_int32_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
 }
+#pragma weak shmem_int32_atomic_fetch_xor_nbi = pshmem_int32_atomic_fetch_xor_nbi
 
-void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe)
 {
-	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_int64_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
 }
+#pragma weak shmem_int64_atomic_fetch_xor_nbi = pshmem_int64_atomic_fetch_xor_nbi
 
-void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
 {
-	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_uint32_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
 }
+#pragma weak shmem_uint32_atomic_fetch_xor_nbi = pshmem_uint32_atomic_fetch_xor_nbi
 
-void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
 {
-	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_xor_nbi, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_uint64_atomic_fetch_xor_nbi, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
 }
+#pragma weak shmem_uint64_atomic_fetch_xor_nbi = pshmem_uint64_atomic_fetch_xor_nbi
 
-void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe)
+void pshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe);
 }
+#pragma weak shmem_uint_atomic_xor = pshmem_uint_atomic_xor
 
-void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe)
+void pshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe);
 }
+#pragma weak shmem_ulong_atomic_xor = pshmem_ulong_atomic_xor
 
-void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe)
+void pshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
+#pragma weak shmem_ulonglong_atomic_xor = pshmem_ulonglong_atomic_xor
 
-void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe)
+void pshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe);
 }
+#pragma weak shmem_int32_atomic_xor = pshmem_int32_atomic_xor
 
-void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe)
+void pshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe);
 }
+#pragma weak shmem_int64_atomic_xor = pshmem_int64_atomic_xor
 
-void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe)
+void pshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe);
 }
+#pragma weak shmem_uint32_atomic_xor = pshmem_uint32_atomic_xor
 
-void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe)
+void pshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_xor, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe);
 }
+#pragma weak shmem_uint64_atomic_xor = pshmem_uint64_atomic_xor
+
+/* On a communication context: Atomic memory operations */
+
+float pshmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe)
+{
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_ctx_float_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_float_atomic_fetch = pshmem_ctx_float_atomic_fetch
+
+double pshmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe)
+{
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_ctx_double_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_double_atomic_fetch = pshmem_ctx_double_atomic_fetch
+
+int pshmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe)
+{
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch = pshmem_ctx_int_atomic_fetch
+
+long pshmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe)
+{
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch = pshmem_ctx_long_atomic_fetch
+
+long long pshmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe)
+{
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch = pshmem_ctx_longlong_atomic_fetch
+
+unsigned int pshmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch = pshmem_ctx_uint_atomic_fetch
+
+unsigned long pshmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch = pshmem_ctx_ulong_atomic_fetch
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch = pshmem_ctx_ulonglong_atomic_fetch
+
+int32_t pshmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch = pshmem_ctx_int32_atomic_fetch
+
+int64_t pshmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch = pshmem_ctx_int64_atomic_fetch
+
+uint32_t pshmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch = pshmem_ctx_uint32_atomic_fetch
+
+uint64_t pshmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch = pshmem_ctx_uint64_atomic_fetch
+
+size_t pshmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe)
+{
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch = pshmem_ctx_size_atomic_fetch
+
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe)
+{
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch = pshmem_ctx_ptrdiff_atomic_fetch
+
+void pshmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe)
+{
+	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_ctx_float_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_float_atomic_fetch_nbi = pshmem_ctx_float_atomic_fetch_nbi
+
+void pshmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe)
+{
+	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_ctx_double_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_double_atomic_fetch_nbi = pshmem_ctx_double_atomic_fetch_nbi
+
+void pshmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe)
+{
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch_nbi = pshmem_ctx_int_atomic_fetch_nbi
+
+void pshmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe)
+{
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch_nbi = pshmem_ctx_long_atomic_fetch_nbi
+
+void pshmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe)
+{
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch_nbi = pshmem_ctx_longlong_atomic_fetch_nbi
+
+void pshmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_nbi = pshmem_ctx_uint_atomic_fetch_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_nbi = pshmem_ctx_ulong_atomic_fetch_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_nbi = pshmem_ctx_ulonglong_atomic_fetch_nbi
+
+void pshmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_nbi = pshmem_ctx_int32_atomic_fetch_nbi
+
+void pshmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_nbi = pshmem_ctx_int64_atomic_fetch_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_nbi = pshmem_ctx_uint32_atomic_fetch_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_nbi = pshmem_ctx_uint64_atomic_fetch_nbi
+
+void pshmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe)
+{
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch_nbi = pshmem_ctx_size_atomic_fetch_nbi
+
+void pshmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe)
+{
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch_nbi, ctx, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch_nbi = pshmem_ctx_ptrdiff_atomic_fetch_nbi
+
+void pshmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_float_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+}
+#pragma weak shmem_ctx_float_atomic_set = pshmem_ctx_float_atomic_set
+
+void pshmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_double_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+}
+#pragma weak shmem_ctx_double_atomic_set = pshmem_ctx_double_atomic_set
+
+void pshmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+}
+#pragma weak shmem_ctx_int_atomic_set = pshmem_ctx_int_atomic_set
+
+void pshmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+}
+#pragma weak shmem_ctx_long_atomic_set = pshmem_ctx_long_atomic_set
+
+void pshmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+}
+#pragma weak shmem_ctx_longlong_atomic_set = pshmem_ctx_longlong_atomic_set
+
+void pshmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_set = pshmem_ctx_uint_atomic_set
+
+void pshmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ulong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_set = pshmem_ctx_ulong_atomic_set
+
+void pshmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ulonglong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_set = pshmem_ctx_ulonglong_atomic_set
+
+void pshmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int32(value), 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_set = pshmem_ctx_int32_atomic_set
+
+void pshmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int64(value), 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_set = pshmem_ctx_int64_atomic_set
+
+void pshmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint32(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_set = pshmem_ctx_uint32_atomic_set
+
+void pshmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint64(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_set = pshmem_ctx_uint64_atomic_set
+
+void pshmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_size(value), 0, pe);
+}
+#pragma weak shmem_ctx_size_atomic_set = pshmem_ctx_size_atomic_set
+
+void pshmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ptrdiff(value), 0, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_set = pshmem_ctx_ptrdiff_atomic_set
+
+float pshmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe)
+{
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_ctx_float_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
+}
+#pragma weak shmem_ctx_float_atomic_swap = pshmem_ctx_float_atomic_swap
+
+double pshmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe)
+{
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_ctx_double_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
+}
+#pragma weak shmem_ctx_double_atomic_swap = pshmem_ctx_double_atomic_swap
+
+int pshmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe)
+{
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_swap = pshmem_ctx_int_atomic_swap
+
+long pshmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe)
+{
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_swap = pshmem_ctx_long_atomic_swap
+
+long long pshmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe)
+{
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_swap = pshmem_ctx_longlong_atomic_swap
+
+unsigned int pshmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_swap = pshmem_ctx_uint_atomic_swap
+
+unsigned long pshmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_swap = pshmem_ctx_ulong_atomic_swap
+
+unsigned long long pshmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_swap = pshmem_ctx_ulonglong_atomic_swap
+
+int32_t pshmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_swap = pshmem_ctx_int32_atomic_swap
+
+int64_t pshmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_swap = pshmem_ctx_int64_atomic_swap
+
+uint32_t pshmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_swap = pshmem_ctx_uint32_atomic_swap
+
+uint64_t pshmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_swap = pshmem_ctx_uint64_atomic_swap
+
+size_t pshmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
+{
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_swap = pshmem_ctx_size_atomic_swap
+
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_swap, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_swap = pshmem_ctx_ptrdiff_atomic_swap
+
+void pshmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe)
+{
+	*fetch = goshmem_from_float(goshmem_fast_amo32(R_shmem_ctx_float_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
+}
+#pragma weak shmem_ctx_float_atomic_swap_nbi = pshmem_ctx_float_atomic_swap_nbi
+
+void pshmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe)
+{
+	*fetch = goshmem_from_double(goshmem_fast_amo64(R_shmem_ctx_double_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
+}
+#pragma weak shmem_ctx_double_atomic_swap_nbi = pshmem_ctx_double_atomic_swap_nbi
+
+void pshmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe)
+{
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_swap_nbi = pshmem_ctx_int_atomic_swap_nbi
+
+void pshmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe)
+{
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_swap_nbi = pshmem_ctx_long_atomic_swap_nbi
+
+void pshmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe)
+{
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_swap_nbi = pshmem_ctx_longlong_atomic_swap_nbi
+
+void pshmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_swap_nbi = pshmem_ctx_uint_atomic_swap_nbi
+
+void pshmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_swap_nbi = pshmem_ctx_ulong_atomic_swap_nbi
+
+void pshmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_swap_nbi = pshmem_ctx_ulonglong_atomic_swap_nbi
+
+void pshmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_swap_nbi = pshmem_ctx_int32_atomic_swap_nbi
+
+void pshmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_swap_nbi = pshmem_ctx_int64_atomic_swap_nbi
+
+void pshmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_swap_nbi = pshmem_ctx_uint32_atomic_swap_nbi
+
+void pshmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_swap_nbi = pshmem_ctx_uint64_atomic_swap_nbi
+
+void pshmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe)
+{
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_size(value), 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_swap_nbi = pshmem_ctx_size_atomic_swap_nbi
+
+void pshmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_swap_nbi, ctx, GOSHMEM_AMO_SWAP, dest, goshmem_bits_ptrdiff(value), 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_swap_nbi = pshmem_ctx_ptrdiff_atomic_swap_nbi
+
+int pshmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe)
+{
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
+}
+#pragma weak shmem_ctx_int_atomic_compare_swap = pshmem_ctx_int_atomic_compare_swap
+
+long pshmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe)
+{
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
+}
+#pragma weak shmem_ctx_long_atomic_compare_swap = pshmem_ctx_long_atomic_compare_swap
+
+long long pshmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe)
+{
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_compare_swap = pshmem_ctx_longlong_atomic_compare_swap
+
+unsigned int pshmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
+}
+#pragma weak shmem_ctx_uint_atomic_compare_swap = pshmem_ctx_uint_atomic_compare_swap
+
+unsigned long pshmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_compare_swap = pshmem_ctx_ulong_atomic_compare_swap
+
+unsigned long long pshmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_compare_swap = pshmem_ctx_ulonglong_atomic_compare_swap
+
+int32_t pshmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
+}
+#pragma weak shmem_ctx_int32_atomic_compare_swap = pshmem_ctx_int32_atomic_compare_swap
+
+int64_t pshmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
+}
+#pragma weak shmem_ctx_int64_atomic_compare_swap = pshmem_ctx_int64_atomic_compare_swap
+
+uint32_t pshmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_compare_swap = pshmem_ctx_uint32_atomic_compare_swap
+
+uint64_t pshmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_compare_swap = pshmem_ctx_uint64_atomic_compare_swap
+
+size_t pshmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe)
+{
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
+}
+#pragma weak shmem_ctx_size_atomic_compare_swap = pshmem_ctx_size_atomic_compare_swap
+
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
+{
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_compare_swap, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_compare_swap = pshmem_ctx_ptrdiff_atomic_compare_swap
+
+void pshmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe)
+{
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
+}
+#pragma weak shmem_ctx_int_atomic_compare_swap_nbi = pshmem_ctx_int_atomic_compare_swap_nbi
+
+void pshmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe)
+{
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
+}
+#pragma weak shmem_ctx_long_atomic_compare_swap_nbi = pshmem_ctx_long_atomic_compare_swap_nbi
+
+void pshmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe)
+{
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_compare_swap_nbi = pshmem_ctx_longlong_atomic_compare_swap_nbi
+
+void pshmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint(value), goshmem_bits_uint(cond), pe));
+}
+#pragma weak shmem_ctx_uint_atomic_compare_swap_nbi = pshmem_ctx_uint_atomic_compare_swap_nbi
+
+void pshmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulong(value), goshmem_bits_ulong(cond), pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_compare_swap_nbi = pshmem_ctx_ulong_atomic_compare_swap_nbi
+
+void pshmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ulonglong(value), goshmem_bits_ulonglong(cond), pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_compare_swap_nbi = pshmem_ctx_ulonglong_atomic_compare_swap_nbi
+
+void pshmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int32(value), goshmem_bits_int32(cond), pe));
+}
+#pragma weak shmem_ctx_int32_atomic_compare_swap_nbi = pshmem_ctx_int32_atomic_compare_swap_nbi
+
+void pshmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int64(value), goshmem_bits_int64(cond), pe));
+}
+#pragma weak shmem_ctx_int64_atomic_compare_swap_nbi = pshmem_ctx_int64_atomic_compare_swap_nbi
+
+void pshmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint32(value), goshmem_bits_uint32(cond), pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_compare_swap_nbi = pshmem_ctx_uint32_atomic_compare_swap_nbi
+
+void pshmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_uint64(value), goshmem_bits_uint64(cond), pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_compare_swap_nbi = pshmem_ctx_uint64_atomic_compare_swap_nbi
+
+void pshmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe)
+{
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_size(value), goshmem_bits_size(cond), pe));
+}
+#pragma weak shmem_ctx_size_atomic_compare_swap_nbi = pshmem_ctx_size_atomic_compare_swap_nbi
+
+void pshmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe)
+{
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_compare_swap_nbi, ctx, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_ptrdiff(value), goshmem_bits_ptrdiff(cond), pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_compare_swap_nbi = pshmem_ctx_ptrdiff_atomic_compare_swap_nbi
+
+int pshmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe)
+{
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch_inc = pshmem_ctx_int_atomic_fetch_inc
+
+long pshmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe)
+{
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch_inc = pshmem_ctx_long_atomic_fetch_inc
+
+long long pshmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe)
+{
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch_inc = pshmem_ctx_longlong_atomic_fetch_inc
+
+unsigned int pshmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_inc = pshmem_ctx_uint_atomic_fetch_inc
+
+unsigned long pshmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_inc = pshmem_ctx_ulong_atomic_fetch_inc
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_inc = pshmem_ctx_ulonglong_atomic_fetch_inc
+
+int32_t pshmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_inc = pshmem_ctx_int32_atomic_fetch_inc
+
+int64_t pshmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_inc = pshmem_ctx_int64_atomic_fetch_inc
+
+uint32_t pshmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_inc = pshmem_ctx_uint32_atomic_fetch_inc
+
+uint64_t pshmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_inc = pshmem_ctx_uint64_atomic_fetch_inc
+
+size_t pshmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe)
+{
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch_inc = pshmem_ctx_size_atomic_fetch_inc
+
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe)
+{
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch_inc = pshmem_ctx_ptrdiff_atomic_fetch_inc
+
+void pshmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe)
+{
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch_inc_nbi = pshmem_ctx_int_atomic_fetch_inc_nbi
+
+void pshmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe)
+{
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch_inc_nbi = pshmem_ctx_long_atomic_fetch_inc_nbi
+
+void pshmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe)
+{
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch_inc_nbi = pshmem_ctx_longlong_atomic_fetch_inc_nbi
+
+void pshmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_inc_nbi = pshmem_ctx_uint_atomic_fetch_inc_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_inc_nbi = pshmem_ctx_ulong_atomic_fetch_inc_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_inc_nbi = pshmem_ctx_ulonglong_atomic_fetch_inc_nbi
+
+void pshmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_inc_nbi = pshmem_ctx_int32_atomic_fetch_inc_nbi
+
+void pshmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_inc_nbi = pshmem_ctx_int64_atomic_fetch_inc_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_inc_nbi = pshmem_ctx_uint32_atomic_fetch_inc_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_inc_nbi = pshmem_ctx_uint64_atomic_fetch_inc_nbi
+
+void pshmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe)
+{
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch_inc_nbi = pshmem_ctx_size_atomic_fetch_inc_nbi
+
+void pshmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe)
+{
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch_inc_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch_inc_nbi = pshmem_ctx_ptrdiff_atomic_fetch_inc_nbi
+
+void pshmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_int_atomic_inc = pshmem_ctx_int_atomic_inc
+
+void pshmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_long_atomic_inc = pshmem_ctx_long_atomic_inc
+
+void pshmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_longlong_atomic_inc = pshmem_ctx_longlong_atomic_inc
+
+void pshmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_inc = pshmem_ctx_uint_atomic_inc
+
+void pshmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_inc = pshmem_ctx_ulong_atomic_inc
+
+void pshmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_inc = pshmem_ctx_ulonglong_atomic_inc
+
+void pshmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_inc = pshmem_ctx_int32_atomic_inc
+
+void pshmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_inc = pshmem_ctx_int64_atomic_inc
+
+void pshmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_inc = pshmem_ctx_uint32_atomic_inc
+
+void pshmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_inc = pshmem_ctx_uint64_atomic_inc
+
+void pshmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_size_atomic_inc = pshmem_ctx_size_atomic_inc
+
+void pshmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_inc = pshmem_ctx_ptrdiff_atomic_inc
+
+int pshmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe)
+{
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch_add = pshmem_ctx_int_atomic_fetch_add
+
+long pshmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe)
+{
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch_add = pshmem_ctx_long_atomic_fetch_add
+
+long long pshmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe)
+{
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch_add = pshmem_ctx_longlong_atomic_fetch_add
+
+unsigned int pshmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_add = pshmem_ctx_uint_atomic_fetch_add
+
+unsigned long pshmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_add = pshmem_ctx_ulong_atomic_fetch_add
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_add = pshmem_ctx_ulonglong_atomic_fetch_add
+
+int32_t pshmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_add = pshmem_ctx_int32_atomic_fetch_add
+
+int64_t pshmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_add = pshmem_ctx_int64_atomic_fetch_add
+
+uint32_t pshmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_add = pshmem_ctx_uint32_atomic_fetch_add
+
+uint64_t pshmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_add = pshmem_ctx_uint64_atomic_fetch_add
+
+size_t pshmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
+{
+	return goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch_add = pshmem_ctx_size_atomic_fetch_add
+
+ptrdiff_t pshmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	return goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch_add = pshmem_ctx_ptrdiff_atomic_fetch_add
+
+void pshmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe)
+{
+	*fetch = goshmem_from_int(goshmem_fast_amo32(R_shmem_ctx_int_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
+}
+#pragma weak shmem_ctx_int_atomic_fetch_add_nbi = pshmem_ctx_int_atomic_fetch_add_nbi
+
+void pshmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe)
+{
+	*fetch = goshmem_from_long(goshmem_fast_amo64(R_shmem_ctx_long_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
+}
+#pragma weak shmem_ctx_long_atomic_fetch_add_nbi = pshmem_ctx_long_atomic_fetch_add_nbi
+
+void pshmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe)
+{
+	*fetch = goshmem_from_longlong(goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
+}
+#pragma weak shmem_ctx_longlong_atomic_fetch_add_nbi = pshmem_ctx_longlong_atomic_fetch_add_nbi
+
+void pshmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_add_nbi = pshmem_ctx_uint_atomic_fetch_add_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_add_nbi = pshmem_ctx_ulong_atomic_fetch_add_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_add_nbi = pshmem_ctx_ulonglong_atomic_fetch_add_nbi
+
+void pshmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_add_nbi = pshmem_ctx_int32_atomic_fetch_add_nbi
+
+void pshmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_add_nbi = pshmem_ctx_int64_atomic_fetch_add_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_add_nbi = pshmem_ctx_uint32_atomic_fetch_add_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_add_nbi = pshmem_ctx_uint64_atomic_fetch_add_nbi
+
+void pshmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe)
+{
+	*fetch = goshmem_from_size(goshmem_fast_amo64(R_shmem_ctx_size_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe));
+}
+#pragma weak shmem_ctx_size_atomic_fetch_add_nbi = pshmem_ctx_size_atomic_fetch_add_nbi
+
+void pshmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	*fetch = goshmem_from_ptrdiff(goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_fetch_add_nbi, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe));
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_fetch_add_nbi = pshmem_ctx_ptrdiff_atomic_fetch_add_nbi
+
+void pshmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+}
+#pragma weak shmem_ctx_int_atomic_add = pshmem_ctx_int_atomic_add
+
+void pshmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+}
+#pragma weak shmem_ctx_long_atomic_add = pshmem_ctx_long_atomic_add
+
+void pshmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+}
+#pragma weak shmem_ctx_longlong_atomic_add = pshmem_ctx_longlong_atomic_add
+
+void pshmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_add = pshmem_ctx_uint_atomic_add
+
+void pshmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_add = pshmem_ctx_ulong_atomic_add
+
+void pshmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_add = pshmem_ctx_ulonglong_atomic_add
+
+void pshmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_add = pshmem_ctx_int32_atomic_add
+
+void pshmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_add = pshmem_ctx_int64_atomic_add
+
+void pshmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_add = pshmem_ctx_uint32_atomic_add
+
+void pshmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_add = pshmem_ctx_uint64_atomic_add
+
+void pshmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe);
+}
+#pragma weak shmem_ctx_size_atomic_add = pshmem_ctx_size_atomic_add
+
+void pshmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe);
+}
+#pragma weak shmem_ctx_ptrdiff_atomic_add = pshmem_ctx_ptrdiff_atomic_add
+
+unsigned int pshmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_and = pshmem_ctx_uint_atomic_fetch_and
+
+unsigned long pshmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_and = pshmem_ctx_ulong_atomic_fetch_and
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_and = pshmem_ctx_ulonglong_atomic_fetch_and
+
+int32_t pshmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_and = pshmem_ctx_int32_atomic_fetch_and
+
+int64_t pshmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_and = pshmem_ctx_int64_atomic_fetch_and
+
+uint32_t pshmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_and = pshmem_ctx_uint32_atomic_fetch_and
+
+uint64_t pshmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_and = pshmem_ctx_uint64_atomic_fetch_and
+
+void pshmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_and_nbi = pshmem_ctx_uint_atomic_fetch_and_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_and_nbi = pshmem_ctx_ulong_atomic_fetch_and_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_and_nbi = pshmem_ctx_ulonglong_atomic_fetch_and_nbi
+
+void pshmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_and_nbi = pshmem_ctx_int32_atomic_fetch_and_nbi
+
+void pshmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_and_nbi = pshmem_ctx_int64_atomic_fetch_and_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_and_nbi = pshmem_ctx_uint32_atomic_fetch_and_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_and_nbi, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_and_nbi = pshmem_ctx_uint64_atomic_fetch_and_nbi
+
+void pshmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_and = pshmem_ctx_uint_atomic_and
+
+void pshmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_and = pshmem_ctx_ulong_atomic_and
+
+void pshmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_and = pshmem_ctx_ulonglong_atomic_and
+
+void pshmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_and = pshmem_ctx_int32_atomic_and
+
+void pshmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_and = pshmem_ctx_int64_atomic_and
+
+void pshmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_and = pshmem_ctx_uint32_atomic_and
+
+void pshmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_and = pshmem_ctx_uint64_atomic_and
+
+unsigned int pshmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_or = pshmem_ctx_uint_atomic_fetch_or
+
+unsigned long pshmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_or = pshmem_ctx_ulong_atomic_fetch_or
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_or = pshmem_ctx_ulonglong_atomic_fetch_or
+
+int32_t pshmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_or = pshmem_ctx_int32_atomic_fetch_or
+
+int64_t pshmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_or = pshmem_ctx_int64_atomic_fetch_or
+
+uint32_t pshmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_or = pshmem_ctx_uint32_atomic_fetch_or
+
+uint64_t pshmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_or = pshmem_ctx_uint64_atomic_fetch_or
+
+void pshmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_or_nbi = pshmem_ctx_uint_atomic_fetch_or_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_or_nbi = pshmem_ctx_ulong_atomic_fetch_or_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_or_nbi = pshmem_ctx_ulonglong_atomic_fetch_or_nbi
+
+void pshmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_or_nbi = pshmem_ctx_int32_atomic_fetch_or_nbi
+
+void pshmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_or_nbi = pshmem_ctx_int64_atomic_fetch_or_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_or_nbi = pshmem_ctx_uint32_atomic_fetch_or_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_or_nbi, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_or_nbi = pshmem_ctx_uint64_atomic_fetch_or_nbi
+
+void pshmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_or = pshmem_ctx_uint_atomic_or
+
+void pshmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_or = pshmem_ctx_ulong_atomic_or
+
+void pshmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_or = pshmem_ctx_ulonglong_atomic_or
+
+void pshmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_or = pshmem_ctx_int32_atomic_or
+
+void pshmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_or = pshmem_ctx_int64_atomic_or
+
+void pshmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_or = pshmem_ctx_uint32_atomic_or
+
+void pshmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_or = pshmem_ctx_uint64_atomic_or
+
+unsigned int pshmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	return goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_xor = pshmem_ctx_uint_atomic_fetch_xor
+
+unsigned long pshmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	return goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_xor = pshmem_ctx_ulong_atomic_fetch_xor
+
+unsigned long long pshmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	return goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_xor = pshmem_ctx_ulonglong_atomic_fetch_xor
+
+int32_t pshmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	return goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_xor = pshmem_ctx_int32_atomic_fetch_xor
+
+int64_t pshmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	return goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_xor = pshmem_ctx_int64_atomic_fetch_xor
+
+uint32_t pshmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	return goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_xor = pshmem_ctx_uint32_atomic_fetch_xor
+
+uint64_t pshmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	return goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_xor = pshmem_ctx_uint64_atomic_fetch_xor
+
+void pshmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe)
+{
+	*fetch = goshmem_from_uint(goshmem_fast_amo32(R_shmem_ctx_uint_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint_atomic_fetch_xor_nbi = pshmem_ctx_uint_atomic_fetch_xor_nbi
+
+void pshmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe)
+{
+	*fetch = goshmem_from_ulong(goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulong_atomic_fetch_xor_nbi = pshmem_ctx_ulong_atomic_fetch_xor_nbi
+
+void pshmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe)
+{
+	*fetch = goshmem_from_ulonglong(goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe));
+}
+#pragma weak shmem_ctx_ulonglong_atomic_fetch_xor_nbi = pshmem_ctx_ulonglong_atomic_fetch_xor_nbi
+
+void pshmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe)
+{
+	*fetch = goshmem_from_int32(goshmem_fast_amo32(R_shmem_ctx_int32_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe));
+}
+#pragma weak shmem_ctx_int32_atomic_fetch_xor_nbi = pshmem_ctx_int32_atomic_fetch_xor_nbi
+
+void pshmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe)
+{
+	*fetch = goshmem_from_int64(goshmem_fast_amo64(R_shmem_ctx_int64_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe));
+}
+#pragma weak shmem_ctx_int64_atomic_fetch_xor_nbi = pshmem_ctx_int64_atomic_fetch_xor_nbi
+
+void pshmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe)
+{
+	*fetch = goshmem_from_uint32(goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint32_atomic_fetch_xor_nbi = pshmem_ctx_uint32_atomic_fetch_xor_nbi
+
+void pshmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe)
+{
+	*fetch = goshmem_from_uint64(goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_fetch_xor_nbi, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe));
+}
+#pragma weak shmem_ctx_uint64_atomic_fetch_xor_nbi = pshmem_ctx_uint64_atomic_fetch_xor_nbi
+
+void pshmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint_atomic_xor = pshmem_ctx_uint_atomic_xor
+
+void pshmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulong_atomic_xor = pshmem_ctx_ulong_atomic_xor
+
+void pshmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe);
+}
+#pragma weak shmem_ctx_ulonglong_atomic_xor = pshmem_ctx_ulonglong_atomic_xor
+
+void pshmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe);
+}
+#pragma weak shmem_ctx_int32_atomic_xor = pshmem_ctx_int32_atomic_xor
+
+void pshmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe);
+}
+#pragma weak shmem_ctx_int64_atomic_xor = pshmem_ctx_int64_atomic_xor
+
+void pshmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
+{
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint32_atomic_xor = pshmem_ctx_uint32_atomic_xor
+
+void pshmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
+{
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe);
+}
+#pragma weak shmem_ctx_uint64_atomic_xor = pshmem_ctx_uint64_atomic_xor
 
 /* Point-to-point synchronization: status may be NULL; indices must hold nelems; SIZE_MAX: none */
 
-void shmem_short_wait_until(short *ivar, int cmp, short cmp_value)
+void pshmem_short_wait_until(short *ivar, int cmp, short cmp_value)
 {
 	if (goshmem_poll_short(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_short_wait_until, 1, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_short_wait_until = pshmem_short_wait_until
 
-void shmem_int_wait_until(int *ivar, int cmp, int cmp_value)
+void pshmem_int_wait_until(int *ivar, int cmp, int cmp_value)
 {
 	if (goshmem_poll_int(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_int_wait_until, 2, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int_wait_until = pshmem_int_wait_until
 
-void shmem_long_wait_until(long *ivar, int cmp, long cmp_value)
+void pshmem_long_wait_until(long *ivar, int cmp, long cmp_value)
 {
 	if (goshmem_poll_long(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_long_wait_until, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_long_wait_until = pshmem_long_wait_until
 
-void shmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value)
+void pshmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value)
 {
 	if (goshmem_poll_longlong(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_longlong_wait_until, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_longlong_wait_until = pshmem_longlong_wait_until
 
-void shmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value)
+void pshmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value)
 {
 	if (goshmem_poll_ushort(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_ushort_wait_until, 6, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ushort_wait_until = pshmem_ushort_wait_until
 
-void shmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value)
+void pshmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value)
 {
 	if (goshmem_poll_uint(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_uint_wait_until, 7, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint_wait_until = pshmem_uint_wait_until
 
-void shmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value)
+void pshmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value)
 {
 	if (goshmem_poll_ulong(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_ulong_wait_until, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ulong_wait_until = pshmem_ulong_wait_until
 
-void shmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value)
+void pshmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value)
 {
 	if (goshmem_poll_ulonglong(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_ulonglong_wait_until, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ulonglong_wait_until = pshmem_ulonglong_wait_until
 
-void shmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value)
+void pshmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value)
 {
 	if (goshmem_poll_int32(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_int32_wait_until, 2, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int32_wait_until = pshmem_int32_wait_until
 
-void shmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value)
+void pshmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value)
 {
 	if (goshmem_poll_int64(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_int64_wait_until, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int64_wait_until = pshmem_int64_wait_until
 
-void shmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value)
+void pshmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value)
 {
 	if (goshmem_poll_uint32(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_uint32_wait_until, 7, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint32_wait_until = pshmem_uint32_wait_until
 
-void shmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value)
+void pshmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value)
 {
 	if (goshmem_poll_uint64(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_uint64_wait_until, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint64_wait_until = pshmem_uint64_wait_until
 
-void shmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value)
+void pshmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value)
 {
 	if (goshmem_poll_size(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_size_wait_until, 9, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_size_wait_until = pshmem_size_wait_until
 
-void shmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value)
+void pshmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value)
 {
 	if (goshmem_poll_ptrdiff(ivar, cmp, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_ptrdiff_wait_until, 4, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ptrdiff_wait_until = pshmem_ptrdiff_wait_until
 
-int shmem_short_test(short *ivar, int cmp, short cmp_value)
+int pshmem_short_test(short *ivar, int cmp, short cmp_value)
 {
 	int t = goshmem_poll_short(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_short_test, 1, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_short_test = pshmem_short_test
 
-int shmem_int_test(int *ivar, int cmp, int cmp_value)
+int pshmem_int_test(int *ivar, int cmp, int cmp_value)
 {
 	int t = goshmem_poll_int(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_int_test, 2, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int_test = pshmem_int_test
 
-int shmem_long_test(long *ivar, int cmp, long cmp_value)
+int pshmem_long_test(long *ivar, int cmp, long cmp_value)
 {
 	int t = goshmem_poll_long(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_long_test, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_long_test = pshmem_long_test
 
-int shmem_longlong_test(long long *ivar, int cmp, long long cmp_value)
+int pshmem_longlong_test(long long *ivar, int cmp, long long cmp_value)
 {
 	int t = goshmem_poll_longlong(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_longlong_test, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_longlong_test = pshmem_longlong_test
 
-int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value)
+int pshmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value)
 {
 	int t = goshmem_poll_ushort(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_ushort_test, 6, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ushort_test = pshmem_ushort_test
 
-int shmem_uint_test(unsigned int *ivar, int cmp, unsigned int cmp_value)
+int pshmem_uint_test(unsigned int *ivar, int cmp, unsigned int cmp_value)
 {
 	int t = goshmem_poll_uint(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_uint_test, 7, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint_test = pshmem_uint_test
 
-int shmem_ulong_test(unsigned long *ivar, int cmp, unsigned long cmp_value)
+int pshmem_ulong_test(unsigned long *ivar, int cmp, unsigned long cmp_value)
 {
 	int t = goshmem_poll_ulong(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_ulong_test, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ulong_test = pshmem_ulong_test
 
-int shmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value)
+int pshmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long cmp_value)
 {
 	int t = goshmem_poll_ulonglong(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_ulonglong_test, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ulonglong_test = pshmem_ulonglong_test
 
-int shmem_int32_test(int32_t *ivar, int cmp, int32_t cmp_value)
+int pshmem_int32_test(int32_t *ivar, int cmp, int32_t cmp_value)
 {
 	int t = goshmem_poll_int32(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_int32_test, 2, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int32_test = pshmem_int32_test
 
-int shmem_int64_test(int64_t *ivar, int cmp, int64_t cmp_value)
+int pshmem_int64_test(int64_t *ivar, int cmp, int64_t cmp_value)
 {
 	int t = goshmem_poll_int64(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_int64_test, 3, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int64_test = pshmem_int64_test
 
-int shmem_uint32_test(uint32_t *ivar, int cmp, uint32_t cmp_value)
+int pshmem_uint32_test(uint32_t *ivar, int cmp, uint32_t cmp_value)
 {
 	int t = goshmem_poll_uint32(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_uint32_test, 7, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint32_test = pshmem_uint32_test
 
-int shmem_uint64_test(uint64_t *ivar, int cmp, uint64_t cmp_value)
+int pshmem_uint64_test(uint64_t *ivar, int cmp, uint64_t cmp_value)
 {
 	int t = goshmem_poll_uint64(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_uint64_test, 8, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_uint64_test = pshmem_uint64_test
 
-int shmem_size_test(size_t *ivar, int cmp, size_t cmp_value)
+int pshmem_size_test(size_t *ivar, int cmp, size_t cmp_value)
 {
 	int t = goshmem_poll_size(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_size_test, 9, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_size_test = pshmem_size_test
 
-int shmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value)
+int pshmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value)
 {
 	int t = goshmem_poll_ptrdiff(ivar, cmp, cmp_value, 0);
 	return goshmem_test_done(t) ? t : goshmem_test(R_shmem_ptrdiff_test, 4, ivar, cmp, (uint64_t)cmp_value);
 }
+#pragma weak shmem_ptrdiff_test = pshmem_ptrdiff_test
 
-void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
+void pshmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
 {
 	goshmem_all(R_shmem_short_wait_until_all, 1, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_wait_until_all = pshmem_short_wait_until_all
 
-void shmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
+void pshmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
 {
 	goshmem_all(R_shmem_int_wait_until_all, 2, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_wait_until_all = pshmem_int_wait_until_all
 
-void shmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
+void pshmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
 {
 	goshmem_all(R_shmem_long_wait_until_all, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_wait_until_all = pshmem_long_wait_until_all
 
-void shmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
+void pshmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
 {
 	goshmem_all(R_shmem_longlong_wait_until_all, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_wait_until_all = pshmem_longlong_wait_until_all
 
-void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
+void pshmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
 {
 	goshmem_all(R_shmem_ushort_wait_until_all, 6, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_wait_until_all = pshmem_ushort_wait_until_all
 
-void shmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
+void pshmem_uint_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
 {
 	goshmem_all(R_shmem_uint_wait_until_all, 7, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_wait_until_all = pshmem_uint_wait_until_all
 
-void shmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
+void pshmem_ulong_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
 {
 	goshmem_all(R_shmem_ulong_wait_until_all, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_wait_until_all = pshmem_ulong_wait_until_all
 
-void shmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
+void pshmem_ulonglong_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
 {
 	goshmem_all(R_shmem_ulonglong_wait_until_all, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_wait_until_all = pshmem_ulonglong_wait_until_all
 
-void shmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
+void pshmem_int32_wait_until_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
 {
 	goshmem_all(R_shmem_int32_wait_until_all, 2, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_wait_until_all = pshmem_int32_wait_until_all
 
-void shmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
+void pshmem_int64_wait_until_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
 {
 	goshmem_all(R_shmem_int64_wait_until_all, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_wait_until_all = pshmem_int64_wait_until_all
 
-void shmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
+void pshmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
 {
 	goshmem_all(R_shmem_uint32_wait_until_all, 7, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_wait_until_all = pshmem_uint32_wait_until_all
 
-void shmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
+void pshmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
 {
 	goshmem_all(R_shmem_uint64_wait_until_all, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_wait_until_all = pshmem_uint64_wait_until_all
 
-void shmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
+void pshmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
 {
 	goshmem_all(R_shmem_size_wait_until_all, 9, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_wait_until_all = pshmem_size_wait_until_all
 
-void shmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
+void pshmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	goshmem_all(R_shmem_ptrdiff_wait_until_all, 4, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_wait_until_all = pshmem_ptrdiff_wait_until_all
 
-size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
+size_t pshmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
 {
 	return goshmem_any(R_shmem_short_wait_until_any, 1, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_wait_until_any = pshmem_short_wait_until_any
 
-size_t shmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
+size_t pshmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
 {
 	return goshmem_any(R_shmem_int_wait_until_any, 2, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_wait_until_any = pshmem_int_wait_until_any
 
-size_t shmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
+size_t pshmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
 {
 	return goshmem_any(R_shmem_long_wait_until_any, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_wait_until_any = pshmem_long_wait_until_any
 
-size_t shmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
+size_t pshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
 {
 	return goshmem_any(R_shmem_longlong_wait_until_any, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_wait_until_any = pshmem_longlong_wait_until_any
 
-size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
+size_t pshmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
 {
 	return goshmem_any(R_shmem_ushort_wait_until_any, 6, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_wait_until_any = pshmem_ushort_wait_until_any
 
-size_t shmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
+size_t pshmem_uint_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
 {
 	return goshmem_any(R_shmem_uint_wait_until_any, 7, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_wait_until_any = pshmem_uint_wait_until_any
 
-size_t shmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
+size_t pshmem_ulong_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
 {
 	return goshmem_any(R_shmem_ulong_wait_until_any, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_wait_until_any = pshmem_ulong_wait_until_any
 
-size_t shmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
+size_t pshmem_ulonglong_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
 {
 	return goshmem_any(R_shmem_ulonglong_wait_until_any, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_wait_until_any = pshmem_ulonglong_wait_until_any
 
-size_t shmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
+size_t pshmem_int32_wait_until_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
 {
 	return goshmem_any(R_shmem_int32_wait_until_any, 2, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_wait_until_any = pshmem_int32_wait_until_any
 
-size_t shmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
+size_t pshmem_int64_wait_until_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
 {
 	return goshmem_any(R_shmem_int64_wait_until_any, 3, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_wait_until_any = pshmem_int64_wait_until_any
 
-size_t shmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
+size_t pshmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
 {
 	return goshmem_any(R_shmem_uint32_wait_until_any, 7, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_wait_until_any = pshmem_uint32_wait_until_any
 
-size_t shmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
+size_t pshmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
 {
 	return goshmem_any(R_shmem_uint64_wait_until_any, 8, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_wait_until_any = pshmem_uint64_wait_until_any
 
-size_t shmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
+size_t pshmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
 {
 	return goshmem_any(R_shmem_size_wait_until_any, 9, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_wait_until_any = pshmem_size_wait_until_any
 
-size_t shmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
+size_t pshmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	return goshmem_any(R_shmem_ptrdiff_wait_until_any, 4, 1, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_wait_until_any = pshmem_ptrdiff_wait_until_any
 
-size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value)
+size_t pshmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value)
 {
 	return goshmem_some(R_shmem_short_wait_until_some, 1, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_wait_until_some = pshmem_short_wait_until_some
 
-size_t shmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value)
+size_t pshmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value)
 {
 	return goshmem_some(R_shmem_int_wait_until_some, 2, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_wait_until_some = pshmem_int_wait_until_some
 
-size_t shmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value)
+size_t pshmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value)
 {
 	return goshmem_some(R_shmem_long_wait_until_some, 3, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_wait_until_some = pshmem_long_wait_until_some
 
-size_t shmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value)
+size_t pshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value)
 {
 	return goshmem_some(R_shmem_longlong_wait_until_some, 3, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_wait_until_some = pshmem_longlong_wait_until_some
 
-size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value)
+size_t pshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value)
 {
 	return goshmem_some(R_shmem_ushort_wait_until_some, 6, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_wait_until_some = pshmem_ushort_wait_until_some
 
-size_t shmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value)
+size_t pshmem_uint_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value)
 {
 	return goshmem_some(R_shmem_uint_wait_until_some, 7, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_wait_until_some = pshmem_uint_wait_until_some
 
-size_t shmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value)
+size_t pshmem_ulong_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value)
 {
 	return goshmem_some(R_shmem_ulong_wait_until_some, 8, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_wait_until_some = pshmem_ulong_wait_until_some
 
-size_t shmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value)
+size_t pshmem_ulonglong_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value)
 {
 	return goshmem_some(R_shmem_ulonglong_wait_until_some, 8, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_wait_until_some = pshmem_ulonglong_wait_until_some
 
-size_t shmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value)
+size_t pshmem_int32_wait_until_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value)
 {
 	return goshmem_some(R_shmem_int32_wait_until_some, 2, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_wait_until_some = pshmem_int32_wait_until_some
 
-size_t shmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value)
+size_t pshmem_int64_wait_until_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value)
 {
 	return goshmem_some(R_shmem_int64_wait_until_some, 3, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_wait_until_some = pshmem_int64_wait_until_some
 
-size_t shmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value)
+size_t pshmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value)
 {
 	return goshmem_some(R_shmem_uint32_wait_until_some, 7, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_wait_until_some = pshmem_uint32_wait_until_some
 
-size_t shmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value)
+size_t pshmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value)
 {
 	return goshmem_some(R_shmem_uint64_wait_until_some, 8, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_wait_until_some = pshmem_uint64_wait_until_some
 
-size_t shmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value)
+size_t pshmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value)
 {
 	return goshmem_some(R_shmem_size_wait_until_some, 9, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_wait_until_some = pshmem_size_wait_until_some
 
-size_t shmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value)
+size_t pshmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	return goshmem_some(R_shmem_ptrdiff_wait_until_some, 4, 1, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_wait_until_some = pshmem_ptrdiff_wait_until_some
 
-void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
+void pshmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
 {
 	goshmem_all(R_shmem_short_wait_until_all_vector, 1, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_wait_until_all_vector = pshmem_short_wait_until_all_vector
 
-void shmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
+void pshmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
 {
 	goshmem_all(R_shmem_int_wait_until_all_vector, 2, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_wait_until_all_vector = pshmem_int_wait_until_all_vector
 
-void shmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
+void pshmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
 {
 	goshmem_all(R_shmem_long_wait_until_all_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_wait_until_all_vector = pshmem_long_wait_until_all_vector
 
-void shmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
+void pshmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
 {
 	goshmem_all(R_shmem_longlong_wait_until_all_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_wait_until_all_vector = pshmem_longlong_wait_until_all_vector
 
-void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
+void pshmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
 {
 	goshmem_all(R_shmem_ushort_wait_until_all_vector, 6, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_wait_until_all_vector = pshmem_ushort_wait_until_all_vector
 
-void shmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
+void pshmem_uint_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
 {
 	goshmem_all(R_shmem_uint_wait_until_all_vector, 7, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_wait_until_all_vector = pshmem_uint_wait_until_all_vector
 
-void shmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
+void pshmem_ulong_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
 {
 	goshmem_all(R_shmem_ulong_wait_until_all_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_wait_until_all_vector = pshmem_ulong_wait_until_all_vector
 
-void shmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
+void pshmem_ulonglong_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	goshmem_all(R_shmem_ulonglong_wait_until_all_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_wait_until_all_vector = pshmem_ulonglong_wait_until_all_vector
 
-void shmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
+void pshmem_int32_wait_until_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
 {
 	goshmem_all(R_shmem_int32_wait_until_all_vector, 2, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_wait_until_all_vector = pshmem_int32_wait_until_all_vector
 
-void shmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
+void pshmem_int64_wait_until_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
 {
 	goshmem_all(R_shmem_int64_wait_until_all_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_wait_until_all_vector = pshmem_int64_wait_until_all_vector
 
-void shmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
+void pshmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
 {
 	goshmem_all(R_shmem_uint32_wait_until_all_vector, 7, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_wait_until_all_vector = pshmem_uint32_wait_until_all_vector
 
-void shmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
+void pshmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
 {
 	goshmem_all(R_shmem_uint64_wait_until_all_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_wait_until_all_vector = pshmem_uint64_wait_until_all_vector
 
-void shmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
+void pshmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
 {
 	goshmem_all(R_shmem_size_wait_until_all_vector, 9, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_wait_until_all_vector = pshmem_size_wait_until_all_vector
 
-void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
+void pshmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	goshmem_all(R_shmem_ptrdiff_wait_until_all_vector, 4, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_wait_until_all_vector = pshmem_ptrdiff_wait_until_all_vector
 
-size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
+size_t pshmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
 {
 	return goshmem_any(R_shmem_short_wait_until_any_vector, 1, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_wait_until_any_vector = pshmem_short_wait_until_any_vector
 
-size_t shmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
+size_t pshmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
 {
 	return goshmem_any(R_shmem_int_wait_until_any_vector, 2, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_wait_until_any_vector = pshmem_int_wait_until_any_vector
 
-size_t shmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
+size_t pshmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
 {
 	return goshmem_any(R_shmem_long_wait_until_any_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_wait_until_any_vector = pshmem_long_wait_until_any_vector
 
-size_t shmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
+size_t pshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
 {
 	return goshmem_any(R_shmem_longlong_wait_until_any_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_wait_until_any_vector = pshmem_longlong_wait_until_any_vector
 
-size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
+size_t pshmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
 {
 	return goshmem_any(R_shmem_ushort_wait_until_any_vector, 6, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_wait_until_any_vector = pshmem_ushort_wait_until_any_vector
 
-size_t shmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
+size_t pshmem_uint_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
 {
 	return goshmem_any(R_shmem_uint_wait_until_any_vector, 7, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_wait_until_any_vector = pshmem_uint_wait_until_any_vector
 
-size_t shmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
+size_t pshmem_ulong_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
 {
 	return goshmem_any(R_shmem_ulong_wait_until_any_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_wait_until_any_vector = pshmem_ulong_wait_until_any_vector
 
-size_t shmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
+size_t pshmem_ulonglong_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	return goshmem_any(R_shmem_ulonglong_wait_until_any_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_wait_until_any_vector = pshmem_ulonglong_wait_until_any_vector
 
-size_t shmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
+size_t pshmem_int32_wait_until_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
 {
 	return goshmem_any(R_shmem_int32_wait_until_any_vector, 2, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_wait_until_any_vector = pshmem_int32_wait_until_any_vector
 
-size_t shmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
+size_t pshmem_int64_wait_until_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
 {
 	return goshmem_any(R_shmem_int64_wait_until_any_vector, 3, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_wait_until_any_vector = pshmem_int64_wait_until_any_vector
 
-size_t shmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
+size_t pshmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
 {
 	return goshmem_any(R_shmem_uint32_wait_until_any_vector, 7, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_wait_until_any_vector = pshmem_uint32_wait_until_any_vector
 
-size_t shmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
+size_t pshmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
 {
 	return goshmem_any(R_shmem_uint64_wait_until_any_vector, 8, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_wait_until_any_vector = pshmem_uint64_wait_until_any_vector
 
-size_t shmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
+size_t pshmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
 {
 	return goshmem_any(R_shmem_size_wait_until_any_vector, 9, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_wait_until_any_vector = pshmem_size_wait_until_any_vector
 
-size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
+size_t pshmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	return goshmem_any(R_shmem_ptrdiff_wait_until_any_vector, 4, 1, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_wait_until_any_vector = pshmem_ptrdiff_wait_until_any_vector
 
-size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values)
+size_t pshmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values)
 {
 	return goshmem_some(R_shmem_short_wait_until_some_vector, 1, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_wait_until_some_vector = pshmem_short_wait_until_some_vector
 
-size_t shmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values)
+size_t pshmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values)
 {
 	return goshmem_some(R_shmem_int_wait_until_some_vector, 2, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_wait_until_some_vector = pshmem_int_wait_until_some_vector
 
-size_t shmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values)
+size_t pshmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values)
 {
 	return goshmem_some(R_shmem_long_wait_until_some_vector, 3, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_wait_until_some_vector = pshmem_long_wait_until_some_vector
 
-size_t shmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values)
+size_t pshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values)
 {
 	return goshmem_some(R_shmem_longlong_wait_until_some_vector, 3, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_wait_until_some_vector = pshmem_longlong_wait_until_some_vector
 
-size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values)
+size_t pshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values)
 {
 	return goshmem_some(R_shmem_ushort_wait_until_some_vector, 6, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_wait_until_some_vector = pshmem_ushort_wait_until_some_vector
 
-size_t shmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values)
+size_t pshmem_uint_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values)
 {
 	return goshmem_some(R_shmem_uint_wait_until_some_vector, 7, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_wait_until_some_vector = pshmem_uint_wait_until_some_vector
 
-size_t shmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values)
+size_t pshmem_ulong_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values)
 {
 	return goshmem_some(R_shmem_ulong_wait_until_some_vector, 8, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_wait_until_some_vector = pshmem_ulong_wait_until_some_vector
 
-size_t shmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values)
+size_t pshmem_ulonglong_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	return goshmem_some(R_shmem_ulonglong_wait_until_some_vector, 8, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_wait_until_some_vector = pshmem_ulonglong_wait_until_some_vector
 
-size_t shmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values)
+size_t pshmem_int32_wait_until_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values)
 {
 	return goshmem_some(R_shmem_int32_wait_until_some_vector, 2, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_wait_until_some_vector = pshmem_int32_wait_until_some_vector
 
-size_t shmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values)
+size_t pshmem_int64_wait_until_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values)
 {
 	return goshmem_some(R_shmem_int64_wait_until_some_vector, 3, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_wait_until_some_vector = pshmem_int64_wait_until_some_vector
 
-size_t shmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values)
+size_t pshmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values)
 {
 	return goshmem_some(R_shmem_uint32_wait_until_some_vector, 7, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_wait_until_some_vector = pshmem_uint32_wait_until_some_vector
 
-size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values)
+size_t pshmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values)
 {
 	return goshmem_some(R_shmem_uint64_wait_until_some_vector, 8, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_wait_until_some_vector = pshmem_uint64_wait_until_some_vector
 
-size_t shmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values)
+size_t pshmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values)
 {
 	return goshmem_some(R_shmem_size_wait_until_some_vector, 9, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_wait_until_some_vector = pshmem_size_wait_until_some_vector
 
-size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values)
+size_t pshmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	return goshmem_some(R_shmem_ptrdiff_wait_until_some_vector, 4, 1, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_wait_until_some_vector = pshmem_ptrdiff_wait_until_some_vector
 
-int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
+int pshmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
 {
 	return goshmem_all(R_shmem_short_test_all, 1, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_test_all = pshmem_short_test_all
 
-int shmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
+int pshmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
 {
 	return goshmem_all(R_shmem_int_test_all, 2, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_test_all = pshmem_int_test_all
 
-int shmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
+int pshmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
 {
 	return goshmem_all(R_shmem_long_test_all, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_test_all = pshmem_long_test_all
 
-int shmem_longlong_test_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
+int pshmem_longlong_test_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
 {
 	return goshmem_all(R_shmem_longlong_test_all, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_test_all = pshmem_longlong_test_all
 
-int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
+int pshmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
 {
 	return goshmem_all(R_shmem_ushort_test_all, 6, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_test_all = pshmem_ushort_test_all
 
-int shmem_uint_test_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
+int pshmem_uint_test_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
 {
 	return goshmem_all(R_shmem_uint_test_all, 7, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_test_all = pshmem_uint_test_all
 
-int shmem_ulong_test_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
+int pshmem_ulong_test_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
 {
 	return goshmem_all(R_shmem_ulong_test_all, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_test_all = pshmem_ulong_test_all
 
-int shmem_ulonglong_test_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
+int pshmem_ulonglong_test_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
 {
 	return goshmem_all(R_shmem_ulonglong_test_all, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_test_all = pshmem_ulonglong_test_all
 
-int shmem_int32_test_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
+int pshmem_int32_test_all(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
 {
 	return goshmem_all(R_shmem_int32_test_all, 2, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_test_all = pshmem_int32_test_all
 
-int shmem_int64_test_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
+int pshmem_int64_test_all(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
 {
 	return goshmem_all(R_shmem_int64_test_all, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_test_all = pshmem_int64_test_all
 
-int shmem_uint32_test_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
+int pshmem_uint32_test_all(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
 {
 	return goshmem_all(R_shmem_uint32_test_all, 7, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_test_all = pshmem_uint32_test_all
 
-int shmem_uint64_test_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
+int pshmem_uint64_test_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
 {
 	return goshmem_all(R_shmem_uint64_test_all, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_test_all = pshmem_uint64_test_all
 
-int shmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
+int pshmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
 {
 	return goshmem_all(R_shmem_size_test_all, 9, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_test_all = pshmem_size_test_all
 
-int shmem_ptrdiff_test_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
+int pshmem_ptrdiff_test_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	return goshmem_all(R_shmem_ptrdiff_test_all, 4, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_test_all = pshmem_ptrdiff_test_all
 
-size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
+size_t pshmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value)
 {
 	return goshmem_any(R_shmem_short_test_any, 1, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_test_any = pshmem_short_test_any
 
-size_t shmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
+size_t pshmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value)
 {
 	return goshmem_any(R_shmem_int_test_any, 2, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_test_any = pshmem_int_test_any
 
-size_t shmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
+size_t pshmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value)
 {
 	return goshmem_any(R_shmem_long_test_any, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_test_any = pshmem_long_test_any
 
-size_t shmem_longlong_test_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
+size_t pshmem_longlong_test_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value)
 {
 	return goshmem_any(R_shmem_longlong_test_any, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_test_any = pshmem_longlong_test_any
 
-size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
+size_t pshmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value)
 {
 	return goshmem_any(R_shmem_ushort_test_any, 6, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_test_any = pshmem_ushort_test_any
 
-size_t shmem_uint_test_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
+size_t pshmem_uint_test_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value)
 {
 	return goshmem_any(R_shmem_uint_test_any, 7, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_test_any = pshmem_uint_test_any
 
-size_t shmem_ulong_test_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
+size_t pshmem_ulong_test_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value)
 {
 	return goshmem_any(R_shmem_ulong_test_any, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_test_any = pshmem_ulong_test_any
 
-size_t shmem_ulonglong_test_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
+size_t pshmem_ulonglong_test_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value)
 {
 	return goshmem_any(R_shmem_ulonglong_test_any, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_test_any = pshmem_ulonglong_test_any
 
-size_t shmem_int32_test_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
+size_t pshmem_int32_test_any(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t cmp_value)
 {
 	return goshmem_any(R_shmem_int32_test_any, 2, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_test_any = pshmem_int32_test_any
 
-size_t shmem_int64_test_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
+size_t pshmem_int64_test_any(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t cmp_value)
 {
 	return goshmem_any(R_shmem_int64_test_any, 3, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_test_any = pshmem_int64_test_any
 
-size_t shmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
+size_t pshmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t cmp_value)
 {
 	return goshmem_any(R_shmem_uint32_test_any, 7, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_test_any = pshmem_uint32_test_any
 
-size_t shmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
+size_t pshmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value)
 {
 	return goshmem_any(R_shmem_uint64_test_any, 8, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_test_any = pshmem_uint64_test_any
 
-size_t shmem_size_test_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
+size_t pshmem_size_test_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value)
 {
 	return goshmem_any(R_shmem_size_test_any, 9, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_test_any = pshmem_size_test_any
 
-size_t shmem_ptrdiff_test_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
+size_t pshmem_ptrdiff_test_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	return goshmem_any(R_shmem_ptrdiff_test_any, 4, 0, ivars, nelems, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_test_any = pshmem_ptrdiff_test_any
 
-size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value)
+size_t pshmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value)
 {
 	return goshmem_some(R_shmem_short_test_some, 1, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_short_test_some = pshmem_short_test_some
 
-size_t shmem_int_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value)
+size_t pshmem_int_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value)
 {
 	return goshmem_some(R_shmem_int_test_some, 2, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int_test_some = pshmem_int_test_some
 
-size_t shmem_long_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value)
+size_t pshmem_long_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value)
 {
 	return goshmem_some(R_shmem_long_test_some, 3, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_long_test_some = pshmem_long_test_some
 
-size_t shmem_longlong_test_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value)
+size_t pshmem_longlong_test_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value)
 {
 	return goshmem_some(R_shmem_longlong_test_some, 3, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_longlong_test_some = pshmem_longlong_test_some
 
-size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value)
+size_t pshmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value)
 {
 	return goshmem_some(R_shmem_ushort_test_some, 6, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ushort_test_some = pshmem_ushort_test_some
 
-size_t shmem_uint_test_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value)
+size_t pshmem_uint_test_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value)
 {
 	return goshmem_some(R_shmem_uint_test_some, 7, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint_test_some = pshmem_uint_test_some
 
-size_t shmem_ulong_test_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value)
+size_t pshmem_ulong_test_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value)
 {
 	return goshmem_some(R_shmem_ulong_test_some, 8, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulong_test_some = pshmem_ulong_test_some
 
-size_t shmem_ulonglong_test_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value)
+size_t pshmem_ulonglong_test_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value)
 {
 	return goshmem_some(R_shmem_ulonglong_test_some, 8, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ulonglong_test_some = pshmem_ulonglong_test_some
 
-size_t shmem_int32_test_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value)
+size_t pshmem_int32_test_some(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t cmp_value)
 {
 	return goshmem_some(R_shmem_int32_test_some, 2, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int32_test_some = pshmem_int32_test_some
 
-size_t shmem_int64_test_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value)
+size_t pshmem_int64_test_some(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t cmp_value)
 {
 	return goshmem_some(R_shmem_int64_test_some, 3, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_int64_test_some = pshmem_int64_test_some
 
-size_t shmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value)
+size_t pshmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t cmp_value)
 {
 	return goshmem_some(R_shmem_uint32_test_some, 7, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint32_test_some = pshmem_uint32_test_some
 
-size_t shmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value)
+size_t pshmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value)
 {
 	return goshmem_some(R_shmem_uint64_test_some, 8, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_uint64_test_some = pshmem_uint64_test_some
 
-size_t shmem_size_test_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value)
+size_t pshmem_size_test_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value)
 {
 	return goshmem_some(R_shmem_size_test_some, 9, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_size_test_some = pshmem_size_test_some
 
-size_t shmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value)
+size_t pshmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value)
 {
 	return goshmem_some(R_shmem_ptrdiff_test_some, 4, 0, ivars, nelems, indices, (void *)status, cmp, (uint64_t)cmp_value, NULL, 0);
 }
+#pragma weak shmem_ptrdiff_test_some = pshmem_ptrdiff_test_some
 
-int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
+int pshmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
 {
 	return goshmem_all(R_shmem_short_test_all_vector, 1, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_test_all_vector = pshmem_short_test_all_vector
 
-int shmem_int_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
+int pshmem_int_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
 {
 	return goshmem_all(R_shmem_int_test_all_vector, 2, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_test_all_vector = pshmem_int_test_all_vector
 
-int shmem_long_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
+int pshmem_long_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
 {
 	return goshmem_all(R_shmem_long_test_all_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_test_all_vector = pshmem_long_test_all_vector
 
-int shmem_longlong_test_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
+int pshmem_longlong_test_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
 {
 	return goshmem_all(R_shmem_longlong_test_all_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_test_all_vector = pshmem_longlong_test_all_vector
 
-int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
+int pshmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
 {
 	return goshmem_all(R_shmem_ushort_test_all_vector, 6, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_test_all_vector = pshmem_ushort_test_all_vector
 
-int shmem_uint_test_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
+int pshmem_uint_test_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
 {
 	return goshmem_all(R_shmem_uint_test_all_vector, 7, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_test_all_vector = pshmem_uint_test_all_vector
 
-int shmem_ulong_test_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
+int pshmem_ulong_test_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
 {
 	return goshmem_all(R_shmem_ulong_test_all_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_test_all_vector = pshmem_ulong_test_all_vector
 
-int shmem_ulonglong_test_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
+int pshmem_ulonglong_test_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	return goshmem_all(R_shmem_ulonglong_test_all_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_test_all_vector = pshmem_ulonglong_test_all_vector
 
-int shmem_int32_test_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
+int pshmem_int32_test_all_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
 {
 	return goshmem_all(R_shmem_int32_test_all_vector, 2, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_test_all_vector = pshmem_int32_test_all_vector
 
-int shmem_int64_test_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
+int pshmem_int64_test_all_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
 {
 	return goshmem_all(R_shmem_int64_test_all_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_test_all_vector = pshmem_int64_test_all_vector
 
-int shmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
+int pshmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
 {
 	return goshmem_all(R_shmem_uint32_test_all_vector, 7, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_test_all_vector = pshmem_uint32_test_all_vector
 
-int shmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
+int pshmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
 {
 	return goshmem_all(R_shmem_uint64_test_all_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_test_all_vector = pshmem_uint64_test_all_vector
 
-int shmem_size_test_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
+int pshmem_size_test_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
 {
 	return goshmem_all(R_shmem_size_test_all_vector, 9, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_test_all_vector = pshmem_size_test_all_vector
 
-int shmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
+int pshmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	return goshmem_all(R_shmem_ptrdiff_test_all_vector, 4, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_test_all_vector = pshmem_ptrdiff_test_all_vector
 
-size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
+size_t pshmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, short *cmp_values)
 {
 	return goshmem_any(R_shmem_short_test_any_vector, 1, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_test_any_vector = pshmem_short_test_any_vector
 
-size_t shmem_int_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
+size_t pshmem_int_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, int *cmp_values)
 {
 	return goshmem_any(R_shmem_int_test_any_vector, 2, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_test_any_vector = pshmem_int_test_any_vector
 
-size_t shmem_long_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
+size_t pshmem_long_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, long *cmp_values)
 {
 	return goshmem_any(R_shmem_long_test_any_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_test_any_vector = pshmem_long_test_any_vector
 
-size_t shmem_longlong_test_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
+size_t pshmem_longlong_test_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values)
 {
 	return goshmem_any(R_shmem_longlong_test_any_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_test_any_vector = pshmem_longlong_test_any_vector
 
-size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
+size_t pshmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short *cmp_values)
 {
 	return goshmem_any(R_shmem_ushort_test_any_vector, 6, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_test_any_vector = pshmem_ushort_test_any_vector
 
-size_t shmem_uint_test_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
+size_t pshmem_uint_test_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int *cmp_values)
 {
 	return goshmem_any(R_shmem_uint_test_any_vector, 7, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_test_any_vector = pshmem_uint_test_any_vector
 
-size_t shmem_ulong_test_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
+size_t pshmem_ulong_test_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long *cmp_values)
 {
 	return goshmem_any(R_shmem_ulong_test_any_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_test_any_vector = pshmem_ulong_test_any_vector
 
-size_t shmem_ulonglong_test_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
+size_t pshmem_ulonglong_test_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	return goshmem_any(R_shmem_ulonglong_test_any_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_test_any_vector = pshmem_ulonglong_test_any_vector
 
-size_t shmem_int32_test_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
+size_t pshmem_int32_test_any_vector(int32_t *ivars, size_t nelems, const int *status, int cmp, int32_t *cmp_values)
 {
 	return goshmem_any(R_shmem_int32_test_any_vector, 2, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_test_any_vector = pshmem_int32_test_any_vector
 
-size_t shmem_int64_test_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
+size_t pshmem_int64_test_any_vector(int64_t *ivars, size_t nelems, const int *status, int cmp, int64_t *cmp_values)
 {
 	return goshmem_any(R_shmem_int64_test_any_vector, 3, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_test_any_vector = pshmem_int64_test_any_vector
 
-size_t shmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
+size_t pshmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *status, int cmp, uint32_t *cmp_values)
 {
 	return goshmem_any(R_shmem_uint32_test_any_vector, 7, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_test_any_vector = pshmem_uint32_test_any_vector
 
-size_t shmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
+size_t pshmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t *cmp_values)
 {
 	return goshmem_any(R_shmem_uint64_test_any_vector, 8, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_test_any_vector = pshmem_uint64_test_any_vector
 
-size_t shmem_size_test_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
+size_t pshmem_size_test_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, size_t *cmp_values)
 {
 	return goshmem_any(R_shmem_size_test_any_vector, 9, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_test_any_vector = pshmem_size_test_any_vector
 
-size_t shmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
+size_t pshmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	return goshmem_any(R_shmem_ptrdiff_test_any_vector, 4, 0, ivars, nelems, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_test_any_vector = pshmem_ptrdiff_test_any_vector
 
-size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values)
+size_t pshmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short *cmp_values)
 {
 	return goshmem_some(R_shmem_short_test_some_vector, 1, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_short_test_some_vector = pshmem_short_test_some_vector
 
-size_t shmem_int_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values)
+size_t pshmem_int_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int *cmp_values)
 {
 	return goshmem_some(R_shmem_int_test_some_vector, 2, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int_test_some_vector = pshmem_int_test_some_vector
 
-size_t shmem_long_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values)
+size_t pshmem_long_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long *cmp_values)
 {
 	return goshmem_some(R_shmem_long_test_some_vector, 3, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_long_test_some_vector = pshmem_long_test_some_vector
 
-size_t shmem_longlong_test_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values)
+size_t pshmem_longlong_test_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values)
 {
 	return goshmem_some(R_shmem_longlong_test_some_vector, 3, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_longlong_test_some_vector = pshmem_longlong_test_some_vector
 
-size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values)
+size_t pshmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values)
 {
 	return goshmem_some(R_shmem_ushort_test_some_vector, 6, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ushort_test_some_vector = pshmem_ushort_test_some_vector
 
-size_t shmem_uint_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values)
+size_t pshmem_uint_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int *cmp_values)
 {
 	return goshmem_some(R_shmem_uint_test_some_vector, 7, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint_test_some_vector = pshmem_uint_test_some_vector
 
-size_t shmem_ulong_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values)
+size_t pshmem_ulong_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long *cmp_values)
 {
 	return goshmem_some(R_shmem_ulong_test_some_vector, 8, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulong_test_some_vector = pshmem_ulong_test_some_vector
 
-size_t shmem_ulonglong_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values)
+size_t pshmem_ulonglong_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long *cmp_values)
 {
 	return goshmem_some(R_shmem_ulonglong_test_some_vector, 8, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ulonglong_test_some_vector = pshmem_ulonglong_test_some_vector
 
-size_t shmem_int32_test_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values)
+size_t pshmem_int32_test_some_vector(int32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int32_t *cmp_values)
 {
 	return goshmem_some(R_shmem_int32_test_some_vector, 2, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int32_test_some_vector = pshmem_int32_test_some_vector
 
-size_t shmem_int64_test_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values)
+size_t pshmem_int64_test_some_vector(int64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int64_t *cmp_values)
 {
 	return goshmem_some(R_shmem_int64_test_some_vector, 3, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_int64_test_some_vector = pshmem_int64_test_some_vector
 
-size_t shmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values)
+size_t pshmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint32_t *cmp_values)
 {
 	return goshmem_some(R_shmem_uint32_test_some_vector, 7, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint32_test_some_vector = pshmem_uint32_test_some_vector
 
-size_t shmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values)
+size_t pshmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t *cmp_values)
 {
 	return goshmem_some(R_shmem_uint64_test_some_vector, 8, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_uint64_test_some_vector = pshmem_uint64_test_some_vector
 
-size_t shmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values)
+size_t pshmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t *cmp_values)
 {
 	return goshmem_some(R_shmem_size_test_some_vector, 9, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_size_test_some_vector = pshmem_size_test_some_vector
 
-size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values)
+size_t pshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t *cmp_values)
 {
 	return goshmem_some(R_shmem_ptrdiff_test_some_vector, 4, 0, ivars, nelems, indices, (void *)status, cmp, 0, cmp_values, 1);
 }
+#pragma weak shmem_ptrdiff_test_some_vector = pshmem_ptrdiff_test_some_vector
 
 /* Memory ordering */
 
-void shmem_quiet(void)
+void pshmem_quiet(void)
 {
-	goshmem_fast_quiet(R_shmem_quiet);
+	goshmem_fast_quiet(R_shmem_quiet, SHMEM_CTX_DEFAULT);
 }
+#pragma weak shmem_quiet = pshmem_quiet
 
-void shmem_fence(void)
+void pshmem_fence(void)
 {
-	goshmem_fast_fence(R_shmem_fence);
+	goshmem_fast_fence(R_shmem_fence, SHMEM_CTX_DEFAULT);
 }
+#pragma weak shmem_fence = pshmem_fence
+
+/* On a communication context: Memory ordering */
+
+void pshmem_ctx_quiet(shmem_ctx_t ctx)
+{
+	goshmem_fast_quiet(R_shmem_ctx_quiet, ctx);
+}
+#pragma weak shmem_ctx_quiet = pshmem_ctx_quiet
+
+void pshmem_ctx_fence(shmem_ctx_t ctx)
+{
+	goshmem_fast_fence(R_shmem_ctx_fence, ctx);
+}
+#pragma weak shmem_ctx_fence = pshmem_ctx_fence
+
+/* Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first) */
+
+void pshmem_set_lock(long *lock)
+{
+	goshmem_lock(R_shmem_set_lock, GOSHMEM_LOCK_SET, lock);
+}
+#pragma weak shmem_set_lock = pshmem_set_lock
+
+int pshmem_test_lock(long *lock)
+{
+	return goshmem_lock(R_shmem_test_lock, GOSHMEM_LOCK_TEST, lock);
+}
+#pragma weak shmem_test_lock = pshmem_test_lock
+
+void pshmem_clear_lock(long *lock)
+{
+	goshmem_lock(R_shmem_clear_lock, GOSHMEM_LOCK_CLEAR, lock);
+}
+#pragma weak shmem_clear_lock = pshmem_clear_lock
 
 /* Barriers and synchronization */
 
-void shmem_barrier_all(void)
+void pshmem_barrier_all(void)
 {
 	goshmem_barrier_all(R_shmem_barrier_all);
 }
+#pragma weak shmem_barrier_all = pshmem_barrier_all
 
-void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_barrier(R_shmem_barrier, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_barrier = pshmem_barrier
 
-void shmem_sync_all(void)
+void pshmem_sync_all(void)
 {
 	goshmem_sync_all(R_shmem_sync_all);
 }
+#pragma weak shmem_sync_all = pshmem_sync_all
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_barrier(R_shmem_sync, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_sync = pshmem_sync
 
-int shmem_team_sync(shmem_team_t team)
+int pshmem_team_sync(shmem_team_t team)
 {
 	return goshmem_team_sync(R_shmem_team_sync, (uintptr_t)team);
 }
+#pragma weak shmem_team_sync = pshmem_team_sync
 
 /* Broadcast, collect, fcollect, alltoall(s): active sets */
 
-void shmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_broadcast32(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_broadcast_set(R_shmem_broadcast32, dest, (void *)source, nelems * 4, PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_broadcast32 = pshmem_broadcast32
 
-void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_broadcast_set(R_shmem_broadcast64, dest, (void *)source, nelems * 8, PE_root, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_broadcast64 = pshmem_broadcast64
 
-void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_collect_set(R_shmem_collect32, dest, (void *)source, nelems * 4, 0, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_collect32 = pshmem_collect32
 
-void shmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_collect_set(R_shmem_collect64, dest, (void *)source, nelems * 8, 0, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_collect64 = pshmem_collect64
 
-void shmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_fcollect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_collect_set(R_shmem_fcollect32, dest, (void *)source, nelems * 4, 1, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_fcollect32 = pshmem_fcollect32
 
-void shmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_fcollect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_collect_set(R_shmem_fcollect64, dest, (void *)source, nelems * 8, 1, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_fcollect64 = pshmem_fcollect64
 
-void shmem_alltoall32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_alltoall32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_alltoall_set(R_shmem_alltoall32, dest, (void *)source, 1, 1, nelems, 4, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_alltoall32 = pshmem_alltoall32
 
-void shmem_alltoall64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_alltoall64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_alltoall_set(R_shmem_alltoall64, dest, (void *)source, 1, 1, nelems, 8, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_alltoall64 = pshmem_alltoall64
 
-void shmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_alltoalls32(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_alltoall_set(R_shmem_alltoalls32, dest, (void *)source, dst, sst, nelems, 4, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_alltoalls32 = pshmem_alltoalls32
 
-void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
+void pshmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
 	goshmem_alltoall_set(R_shmem_alltoalls64, dest, (void *)source, dst, sst, nelems, 8, PE_start, logPE_stride, PE_size, pSync);
 }
+#pragma weak shmem_alltoalls64 = pshmem_alltoalls64
 
 /* Broadcast, collect, fcollect, alltoall(s): teams */
 
-int shmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root)
+int pshmem_float_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_float_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_broadcast, nelems, sizeof(float)), PE_root);
 }
+#pragma weak shmem_float_broadcast = pshmem_float_broadcast
 
-int shmem_double_broadcast(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root)
+int pshmem_double_broadcast(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_double_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_broadcast, nelems, sizeof(double)), PE_root);
 }
+#pragma weak shmem_double_broadcast = pshmem_double_broadcast
 
-int shmem_longdouble_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root)
+int pshmem_longdouble_broadcast(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_longdouble_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_broadcast, nelems, sizeof(long double)), PE_root);
 }
+#pragma weak shmem_longdouble_broadcast = pshmem_longdouble_broadcast
 
-int shmem_char_broadcast(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root)
+int pshmem_char_broadcast(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_char_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_broadcast, nelems, sizeof(char)), PE_root);
 }
+#pragma weak shmem_char_broadcast = pshmem_char_broadcast
 
-int shmem_schar_broadcast(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root)
+int pshmem_schar_broadcast(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_schar_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_broadcast, nelems, sizeof(signed char)), PE_root);
 }
+#pragma weak shmem_schar_broadcast = pshmem_schar_broadcast
 
-int shmem_short_broadcast(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root)
+int pshmem_short_broadcast(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_short_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_broadcast, nelems, sizeof(short)), PE_root);
 }
+#pragma weak shmem_short_broadcast = pshmem_short_broadcast
 
-int shmem_int_broadcast(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root)
+int pshmem_int_broadcast(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_int_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_broadcast, nelems, sizeof(int)), PE_root);
 }
+#pragma weak shmem_int_broadcast = pshmem_int_broadcast
 
-int shmem_long_broadcast(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root)
+int pshmem_long_broadcast(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_long_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_broadcast, nelems, sizeof(long)), PE_root);
 }
+#pragma weak shmem_long_broadcast = pshmem_long_broadcast
 
-int shmem_longlong_broadcast(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root)
+int pshmem_longlong_broadcast(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_longlong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_broadcast, nelems, sizeof(long long)), PE_root);
 }
+#pragma weak shmem_longlong_broadcast = pshmem_longlong_broadcast
 
-int shmem_uchar_broadcast(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root)
+int pshmem_uchar_broadcast(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uchar_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_broadcast, nelems, sizeof(unsigned char)), PE_root);
 }
+#pragma weak shmem_uchar_broadcast = pshmem_uchar_broadcast
 
-int shmem_ushort_broadcast(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root)
+int pshmem_ushort_broadcast(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_ushort_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_broadcast, nelems, sizeof(unsigned short)), PE_root);
 }
+#pragma weak shmem_ushort_broadcast = pshmem_ushort_broadcast
 
-int shmem_uint_broadcast(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root)
+int pshmem_uint_broadcast(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uint_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_broadcast, nelems, sizeof(unsigned int)), PE_root);
 }
+#pragma weak shmem_uint_broadcast = pshmem_uint_broadcast
 
-int shmem_ulong_broadcast(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root)
+int pshmem_ulong_broadcast(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_ulong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_broadcast, nelems, sizeof(unsigned long)), PE_root);
 }
+#pragma weak shmem_ulong_broadcast = pshmem_ulong_broadcast
 
-int shmem_ulonglong_broadcast(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root)
+int pshmem_ulonglong_broadcast(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_ulonglong_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_broadcast, nelems, sizeof(unsigned long long)), PE_root);
 }
+#pragma weak shmem_ulonglong_broadcast = pshmem_ulonglong_broadcast
 
-int shmem_int8_broadcast(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root)
+int pshmem_int8_broadcast(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_int8_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_broadcast, nelems, sizeof(int8_t)), PE_root);
 }
+#pragma weak shmem_int8_broadcast = pshmem_int8_broadcast
 
-int shmem_int16_broadcast(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root)
+int pshmem_int16_broadcast(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_int16_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_broadcast, nelems, sizeof(int16_t)), PE_root);
 }
+#pragma weak shmem_int16_broadcast = pshmem_int16_broadcast
 
-int shmem_int32_broadcast(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root)
+int pshmem_int32_broadcast(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_int32_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_broadcast, nelems, sizeof(int32_t)), PE_root);
 }
+#pragma weak shmem_int32_broadcast = pshmem_int32_broadcast
 
-int shmem_int64_broadcast(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root)
+int pshmem_int64_broadcast(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_int64_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_broadcast, nelems, sizeof(int64_t)), PE_root);
 }
+#pragma weak shmem_int64_broadcast = pshmem_int64_broadcast
 
-int shmem_uint8_broadcast(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root)
+int pshmem_uint8_broadcast(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uint8_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_broadcast, nelems, sizeof(uint8_t)), PE_root);
 }
+#pragma weak shmem_uint8_broadcast = pshmem_uint8_broadcast
 
-int shmem_uint16_broadcast(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root)
+int pshmem_uint16_broadcast(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uint16_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_broadcast, nelems, sizeof(uint16_t)), PE_root);
 }
+#pragma weak shmem_uint16_broadcast = pshmem_uint16_broadcast
 
-int shmem_uint32_broadcast(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root)
+int pshmem_uint32_broadcast(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uint32_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_broadcast, nelems, sizeof(uint32_t)), PE_root);
 }
+#pragma weak shmem_uint32_broadcast = pshmem_uint32_broadcast
 
-int shmem_uint64_broadcast(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root)
+int pshmem_uint64_broadcast(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_uint64_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_broadcast, nelems, sizeof(uint64_t)), PE_root);
 }
+#pragma weak shmem_uint64_broadcast = pshmem_uint64_broadcast
 
-int shmem_size_broadcast(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root)
+int pshmem_size_broadcast(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_size_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_broadcast, nelems, sizeof(size_t)), PE_root);
 }
+#pragma weak shmem_size_broadcast = pshmem_size_broadcast
 
-int shmem_ptrdiff_broadcast(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root)
+int pshmem_ptrdiff_broadcast(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_ptrdiff_broadcast, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_broadcast, nelems, sizeof(ptrdiff_t)), PE_root);
 }
+#pragma weak shmem_ptrdiff_broadcast = pshmem_ptrdiff_broadcast
 
-int shmem_float_collect(shmem_team_t team, float *dest, const float *source, size_t nelems)
+int pshmem_float_collect(shmem_team_t team, float *dest, const float *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_float_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_collect, nelems, sizeof(float)), 0);
 }
+#pragma weak shmem_float_collect = pshmem_float_collect
 
-int shmem_double_collect(shmem_team_t team, double *dest, const double *source, size_t nelems)
+int pshmem_double_collect(shmem_team_t team, double *dest, const double *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_double_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_collect, nelems, sizeof(double)), 0);
 }
+#pragma weak shmem_double_collect = pshmem_double_collect
 
-int shmem_longdouble_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
+int pshmem_longdouble_collect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_longdouble_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_collect, nelems, sizeof(long double)), 0);
 }
+#pragma weak shmem_longdouble_collect = pshmem_longdouble_collect
 
-int shmem_char_collect(shmem_team_t team, char *dest, const char *source, size_t nelems)
+int pshmem_char_collect(shmem_team_t team, char *dest, const char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_char_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_collect, nelems, sizeof(char)), 0);
 }
+#pragma weak shmem_char_collect = pshmem_char_collect
 
-int shmem_schar_collect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
+int pshmem_schar_collect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_schar_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_collect, nelems, sizeof(signed char)), 0);
 }
+#pragma weak shmem_schar_collect = pshmem_schar_collect
 
-int shmem_short_collect(shmem_team_t team, short *dest, const short *source, size_t nelems)
+int pshmem_short_collect(shmem_team_t team, short *dest, const short *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_short_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_collect, nelems, sizeof(short)), 0);
 }
+#pragma weak shmem_short_collect = pshmem_short_collect
 
-int shmem_int_collect(shmem_team_t team, int *dest, const int *source, size_t nelems)
+int pshmem_int_collect(shmem_team_t team, int *dest, const int *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_collect, nelems, sizeof(int)), 0);
 }
+#pragma weak shmem_int_collect = pshmem_int_collect
 
-int shmem_long_collect(shmem_team_t team, long *dest, const long *source, size_t nelems)
+int pshmem_long_collect(shmem_team_t team, long *dest, const long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_long_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_collect, nelems, sizeof(long)), 0);
 }
+#pragma weak shmem_long_collect = pshmem_long_collect
 
-int shmem_longlong_collect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
+int pshmem_longlong_collect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_longlong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_collect, nelems, sizeof(long long)), 0);
 }
+#pragma weak shmem_longlong_collect = pshmem_longlong_collect
 
-int shmem_uchar_collect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
+int pshmem_uchar_collect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uchar_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_collect, nelems, sizeof(unsigned char)), 0);
 }
+#pragma weak shmem_uchar_collect = pshmem_uchar_collect
 
-int shmem_ushort_collect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
+int pshmem_ushort_collect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ushort_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_collect, nelems, sizeof(unsigned short)), 0);
 }
+#pragma weak shmem_ushort_collect = pshmem_ushort_collect
 
-int shmem_uint_collect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
+int pshmem_uint_collect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_collect, nelems, sizeof(unsigned int)), 0);
 }
+#pragma weak shmem_uint_collect = pshmem_uint_collect
 
-int shmem_ulong_collect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
+int pshmem_ulong_collect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ulong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_collect, nelems, sizeof(unsigned long)), 0);
 }
+#pragma weak shmem_ulong_collect = pshmem_ulong_collect
 
-int shmem_ulonglong_collect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
+int pshmem_ulonglong_collect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ulonglong_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_collect, nelems, sizeof(unsigned long long)), 0);
 }
+#pragma weak shmem_ulonglong_collect = pshmem_ulonglong_collect
 
-int shmem_int8_collect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
+int pshmem_int8_collect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int8_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_collect, nelems, sizeof(int8_t)), 0);
 }
+#pragma weak shmem_int8_collect = pshmem_int8_collect
 
-int shmem_int16_collect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
+int pshmem_int16_collect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int16_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_collect, nelems, sizeof(int16_t)), 0);
 }
+#pragma weak shmem_int16_collect = pshmem_int16_collect
 
-int shmem_int32_collect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
+int pshmem_int32_collect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int32_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_collect, nelems, sizeof(int32_t)), 0);
 }
+#pragma weak shmem_int32_collect = pshmem_int32_collect
 
-int shmem_int64_collect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
+int pshmem_int64_collect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int64_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_collect, nelems, sizeof(int64_t)), 0);
 }
+#pragma weak shmem_int64_collect = pshmem_int64_collect
 
-int shmem_uint8_collect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
+int pshmem_uint8_collect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint8_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_collect, nelems, sizeof(uint8_t)), 0);
 }
+#pragma weak shmem_uint8_collect = pshmem_uint8_collect
 
-int shmem_uint16_collect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
+int pshmem_uint16_collect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint16_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_collect, nelems, sizeof(uint16_t)), 0);
 }
+#pragma weak shmem_uint16_collect = pshmem_uint16_collect
 
-int shmem_uint32_collect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
+int pshmem_uint32_collect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint32_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_collect, nelems, sizeof(uint32_t)), 0);
 }
+#pragma weak shmem_uint32_collect = pshmem_uint32_collect
 
-int shmem_uint64_collect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
+int pshmem_uint64_collect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint64_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_collect, nelems, sizeof(uint64_t)), 0);
 }
+#pragma weak shmem_uint64_collect = pshmem_uint64_collect
 
-int shmem_size_collect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
+int pshmem_size_collect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_size_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_collect, nelems, sizeof(size_t)), 0);
 }
+#pragma weak shmem_size_collect = pshmem_size_collect
 
-int shmem_ptrdiff_collect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
+int pshmem_ptrdiff_collect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ptrdiff_collect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_collect, nelems, sizeof(ptrdiff_t)), 0);
 }
+#pragma weak shmem_ptrdiff_collect = pshmem_ptrdiff_collect
 
-int shmem_float_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems)
+int pshmem_float_fcollect(shmem_team_t team, float *dest, const float *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_float_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_float_fcollect, nelems, sizeof(float)), 1);
 }
+#pragma weak shmem_float_fcollect = pshmem_float_fcollect
 
-int shmem_double_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems)
+int pshmem_double_fcollect(shmem_team_t team, double *dest, const double *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_double_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_double_fcollect, nelems, sizeof(double)), 1);
 }
+#pragma weak shmem_double_fcollect = pshmem_double_fcollect
 
-int shmem_longdouble_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
+int pshmem_longdouble_fcollect(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_longdouble_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longdouble_fcollect, nelems, sizeof(long double)), 1);
 }
+#pragma weak shmem_longdouble_fcollect = pshmem_longdouble_fcollect
 
-int shmem_char_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems)
+int pshmem_char_fcollect(shmem_team_t team, char *dest, const char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_char_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_char_fcollect, nelems, sizeof(char)), 1);
 }
+#pragma weak shmem_char_fcollect = pshmem_char_fcollect
 
-int shmem_schar_fcollect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
+int pshmem_schar_fcollect(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_schar_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_schar_fcollect, nelems, sizeof(signed char)), 1);
 }
+#pragma weak shmem_schar_fcollect = pshmem_schar_fcollect
 
-int shmem_short_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems)
+int pshmem_short_fcollect(shmem_team_t team, short *dest, const short *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_short_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_short_fcollect, nelems, sizeof(short)), 1);
 }
+#pragma weak shmem_short_fcollect = pshmem_short_fcollect
 
-int shmem_int_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems)
+int pshmem_int_fcollect(shmem_team_t team, int *dest, const int *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int_fcollect, nelems, sizeof(int)), 1);
 }
+#pragma weak shmem_int_fcollect = pshmem_int_fcollect
 
-int shmem_long_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems)
+int pshmem_long_fcollect(shmem_team_t team, long *dest, const long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_long_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_long_fcollect, nelems, sizeof(long)), 1);
 }
+#pragma weak shmem_long_fcollect = pshmem_long_fcollect
 
-int shmem_longlong_fcollect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
+int pshmem_longlong_fcollect(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_longlong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_longlong_fcollect, nelems, sizeof(long long)), 1);
 }
+#pragma weak shmem_longlong_fcollect = pshmem_longlong_fcollect
 
-int shmem_uchar_fcollect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
+int pshmem_uchar_fcollect(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uchar_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uchar_fcollect, nelems, sizeof(unsigned char)), 1);
 }
+#pragma weak shmem_uchar_fcollect = pshmem_uchar_fcollect
 
-int shmem_ushort_fcollect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
+int pshmem_ushort_fcollect(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ushort_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ushort_fcollect, nelems, sizeof(unsigned short)), 1);
 }
+#pragma weak shmem_ushort_fcollect = pshmem_ushort_fcollect
 
-int shmem_uint_fcollect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
+int pshmem_uint_fcollect(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint_fcollect, nelems, sizeof(unsigned int)), 1);
 }
+#pragma weak shmem_uint_fcollect = pshmem_uint_fcollect
 
-int shmem_ulong_fcollect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
+int pshmem_ulong_fcollect(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ulong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulong_fcollect, nelems, sizeof(unsigned long)), 1);
 }
+#pragma weak shmem_ulong_fcollect = pshmem_ulong_fcollect
 
-int shmem_ulonglong_fcollect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
+int pshmem_ulonglong_fcollect(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ulonglong_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ulonglong_fcollect, nelems, sizeof(unsigned long long)), 1);
 }
+#pragma weak shmem_ulonglong_fcollect = pshmem_ulonglong_fcollect
 
-int shmem_int8_fcollect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
+int pshmem_int8_fcollect(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int8_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int8_fcollect, nelems, sizeof(int8_t)), 1);
 }
+#pragma weak shmem_int8_fcollect = pshmem_int8_fcollect
 
-int shmem_int16_fcollect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
+int pshmem_int16_fcollect(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int16_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int16_fcollect, nelems, sizeof(int16_t)), 1);
 }
+#pragma weak shmem_int16_fcollect = pshmem_int16_fcollect
 
-int shmem_int32_fcollect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
+int pshmem_int32_fcollect(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int32_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int32_fcollect, nelems, sizeof(int32_t)), 1);
 }
+#pragma weak shmem_int32_fcollect = pshmem_int32_fcollect
 
-int shmem_int64_fcollect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
+int pshmem_int64_fcollect(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_int64_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_int64_fcollect, nelems, sizeof(int64_t)), 1);
 }
+#pragma weak shmem_int64_fcollect = pshmem_int64_fcollect
 
-int shmem_uint8_fcollect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
+int pshmem_uint8_fcollect(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint8_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint8_fcollect, nelems, sizeof(uint8_t)), 1);
 }
+#pragma weak shmem_uint8_fcollect = pshmem_uint8_fcollect
 
-int shmem_uint16_fcollect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
+int pshmem_uint16_fcollect(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint16_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint16_fcollect, nelems, sizeof(uint16_t)), 1);
 }
+#pragma weak shmem_uint16_fcollect = pshmem_uint16_fcollect
 
-int shmem_uint32_fcollect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
+int pshmem_uint32_fcollect(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint32_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint32_fcollect, nelems, sizeof(uint32_t)), 1);
 }
+#pragma weak shmem_uint32_fcollect = pshmem_uint32_fcollect
 
-int shmem_uint64_fcollect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
+int pshmem_uint64_fcollect(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_uint64_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_uint64_fcollect, nelems, sizeof(uint64_t)), 1);
 }
+#pragma weak shmem_uint64_fcollect = pshmem_uint64_fcollect
 
-int shmem_size_fcollect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
+int pshmem_size_fcollect(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_size_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_size_fcollect, nelems, sizeof(size_t)), 1);
 }
+#pragma weak shmem_size_fcollect = pshmem_size_fcollect
 
-int shmem_ptrdiff_fcollect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
+int pshmem_ptrdiff_fcollect(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_ptrdiff_fcollect, (uintptr_t)team, dest, (void *)source, goshmem_nbytes(R_shmem_ptrdiff_fcollect, nelems, sizeof(ptrdiff_t)), 1);
 }
+#pragma weak shmem_ptrdiff_fcollect = pshmem_ptrdiff_fcollect
 
-int shmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems)
+int pshmem_float_alltoall(shmem_team_t team, float *dest, const float *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_float_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(float));
 }
+#pragma weak shmem_float_alltoall = pshmem_float_alltoall
 
-int shmem_double_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems)
+int pshmem_double_alltoall(shmem_team_t team, double *dest, const double *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_double_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(double));
 }
+#pragma weak shmem_double_alltoall = pshmem_double_alltoall
 
-int shmem_longdouble_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
+int pshmem_longdouble_alltoall(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_longdouble_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(long double));
 }
+#pragma weak shmem_longdouble_alltoall = pshmem_longdouble_alltoall
 
-int shmem_char_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems)
+int pshmem_char_alltoall(shmem_team_t team, char *dest, const char *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_char_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(char));
 }
+#pragma weak shmem_char_alltoall = pshmem_char_alltoall
 
-int shmem_schar_alltoall(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
+int pshmem_schar_alltoall(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_schar_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(signed char));
 }
+#pragma weak shmem_schar_alltoall = pshmem_schar_alltoall
 
-int shmem_short_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems)
+int pshmem_short_alltoall(shmem_team_t team, short *dest, const short *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_short_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(short));
 }
+#pragma weak shmem_short_alltoall = pshmem_short_alltoall
 
-int shmem_int_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems)
+int pshmem_int_alltoall(shmem_team_t team, int *dest, const int *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(int));
 }
+#pragma weak shmem_int_alltoall = pshmem_int_alltoall
 
-int shmem_long_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems)
+int pshmem_long_alltoall(shmem_team_t team, long *dest, const long *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_long_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(long));
 }
+#pragma weak shmem_long_alltoall = pshmem_long_alltoall
 
-int shmem_longlong_alltoall(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
+int pshmem_longlong_alltoall(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_longlong_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(long long));
 }
+#pragma weak shmem_longlong_alltoall = pshmem_longlong_alltoall
 
-int shmem_uchar_alltoall(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
+int pshmem_uchar_alltoall(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uchar_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(unsigned char));
 }
+#pragma weak shmem_uchar_alltoall = pshmem_uchar_alltoall
 
-int shmem_ushort_alltoall(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
+int pshmem_ushort_alltoall(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ushort_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(unsigned short));
 }
+#pragma weak shmem_ushort_alltoall = pshmem_ushort_alltoall
 
-int shmem_uint_alltoall(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
+int pshmem_uint_alltoall(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(unsigned int));
 }
+#pragma weak shmem_uint_alltoall = pshmem_uint_alltoall
 
-int shmem_ulong_alltoall(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
+int pshmem_ulong_alltoall(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ulong_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(unsigned long));
 }
+#pragma weak shmem_ulong_alltoall = pshmem_ulong_alltoall
 
-int shmem_ulonglong_alltoall(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
+int pshmem_ulonglong_alltoall(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ulonglong_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(unsigned long long));
 }
+#pragma weak shmem_ulonglong_alltoall = pshmem_ulonglong_alltoall
 
-int shmem_int8_alltoall(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
+int pshmem_int8_alltoall(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int8_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(int8_t));
 }
+#pragma weak shmem_int8_alltoall = pshmem_int8_alltoall
 
-int shmem_int16_alltoall(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
+int pshmem_int16_alltoall(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int16_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(int16_t));
 }
+#pragma weak shmem_int16_alltoall = pshmem_int16_alltoall
 
-int shmem_int32_alltoall(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
+int pshmem_int32_alltoall(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int32_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(int32_t));
 }
+#pragma weak shmem_int32_alltoall = pshmem_int32_alltoall
 
-int shmem_int64_alltoall(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
+int pshmem_int64_alltoall(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int64_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(int64_t));
 }
+#pragma weak shmem_int64_alltoall = pshmem_int64_alltoall
 
-int shmem_uint8_alltoall(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
+int pshmem_uint8_alltoall(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint8_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(uint8_t));
 }
+#pragma weak shmem_uint8_alltoall = pshmem_uint8_alltoall
 
-int shmem_uint16_alltoall(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
+int pshmem_uint16_alltoall(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint16_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(uint16_t));
 }
+#pragma weak shmem_uint16_alltoall = pshmem_uint16_alltoall
 
-int shmem_uint32_alltoall(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
+int pshmem_uint32_alltoall(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint32_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(uint32_t));
 }
+#pragma weak shmem_uint32_alltoall = pshmem_uint32_alltoall
 
-int shmem_uint64_alltoall(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
+int pshmem_uint64_alltoall(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint64_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(uint64_t));
 }
+#pragma weak shmem_uint64_alltoall = pshmem_uint64_alltoall
 
-int shmem_size_alltoall(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
+int pshmem_size_alltoall(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_size_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(size_t));
 }
+#pragma weak shmem_size_alltoall = pshmem_size_alltoall
 
-int shmem_ptrdiff_alltoall(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
+int pshmem_ptrdiff_alltoall(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ptrdiff_alltoall, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, sizeof(ptrdiff_t));
 }
+#pragma weak shmem_ptrdiff_alltoall = pshmem_ptrdiff_alltoall
 
-int shmem_float_alltoalls(shmem_team_t team, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_float_alltoalls(shmem_team_t team, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_float_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(float));
 }
+#pragma weak shmem_float_alltoalls = pshmem_float_alltoalls
 
-int shmem_double_alltoalls(shmem_team_t team, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_double_alltoalls(shmem_team_t team, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_double_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(double));
 }
+#pragma weak shmem_double_alltoalls = pshmem_double_alltoalls
 
-int shmem_longdouble_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_longdouble_alltoalls(shmem_team_t team, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_longdouble_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(long double));
 }
+#pragma weak shmem_longdouble_alltoalls = pshmem_longdouble_alltoalls
 
-int shmem_char_alltoalls(shmem_team_t team, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_char_alltoalls(shmem_team_t team, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_char_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(char));
 }
+#pragma weak shmem_char_alltoalls = pshmem_char_alltoalls
 
-int shmem_schar_alltoalls(shmem_team_t team, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_schar_alltoalls(shmem_team_t team, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_schar_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(signed char));
 }
+#pragma weak shmem_schar_alltoalls = pshmem_schar_alltoalls
 
-int shmem_short_alltoalls(shmem_team_t team, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_short_alltoalls(shmem_team_t team, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_short_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(short));
 }
+#pragma weak shmem_short_alltoalls = pshmem_short_alltoalls
 
-int shmem_int_alltoalls(shmem_team_t team, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_int_alltoalls(shmem_team_t team, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(int));
 }
+#pragma weak shmem_int_alltoalls = pshmem_int_alltoalls
 
-int shmem_long_alltoalls(shmem_team_t team, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_long_alltoalls(shmem_team_t team, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_long_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(long));
 }
+#pragma weak shmem_long_alltoalls = pshmem_long_alltoalls
 
-int shmem_longlong_alltoalls(shmem_team_t team, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_longlong_alltoalls(shmem_team_t team, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_longlong_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(long long));
 }
+#pragma weak shmem_longlong_alltoalls = pshmem_longlong_alltoalls
 
-int shmem_uchar_alltoalls(shmem_team_t team, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uchar_alltoalls(shmem_team_t team, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uchar_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(unsigned char));
 }
+#pragma weak shmem_uchar_alltoalls = pshmem_uchar_alltoalls
 
-int shmem_ushort_alltoalls(shmem_team_t team, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_ushort_alltoalls(shmem_team_t team, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ushort_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(unsigned short));
 }
+#pragma weak shmem_ushort_alltoalls = pshmem_ushort_alltoalls
 
-int shmem_uint_alltoalls(shmem_team_t team, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uint_alltoalls(shmem_team_t team, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(unsigned int));
 }
+#pragma weak shmem_uint_alltoalls = pshmem_uint_alltoalls
 
-int shmem_ulong_alltoalls(shmem_team_t team, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_ulong_alltoalls(shmem_team_t team, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ulong_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long));
 }
+#pragma weak shmem_ulong_alltoalls = pshmem_ulong_alltoalls
 
-int shmem_ulonglong_alltoalls(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_ulonglong_alltoalls(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ulonglong_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(unsigned long long));
 }
+#pragma weak shmem_ulonglong_alltoalls = pshmem_ulonglong_alltoalls
 
-int shmem_int8_alltoalls(shmem_team_t team, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_int8_alltoalls(shmem_team_t team, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int8_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(int8_t));
 }
+#pragma weak shmem_int8_alltoalls = pshmem_int8_alltoalls
 
-int shmem_int16_alltoalls(shmem_team_t team, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_int16_alltoalls(shmem_team_t team, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int16_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(int16_t));
 }
+#pragma weak shmem_int16_alltoalls = pshmem_int16_alltoalls
 
-int shmem_int32_alltoalls(shmem_team_t team, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_int32_alltoalls(shmem_team_t team, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int32_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(int32_t));
 }
+#pragma weak shmem_int32_alltoalls = pshmem_int32_alltoalls
 
-int shmem_int64_alltoalls(shmem_team_t team, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_int64_alltoalls(shmem_team_t team, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_int64_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(int64_t));
 }
+#pragma weak shmem_int64_alltoalls = pshmem_int64_alltoalls
 
-int shmem_uint8_alltoalls(shmem_team_t team, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uint8_alltoalls(shmem_team_t team, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint8_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(uint8_t));
 }
+#pragma weak shmem_uint8_alltoalls = pshmem_uint8_alltoalls
 
-int shmem_uint16_alltoalls(shmem_team_t team, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uint16_alltoalls(shmem_team_t team, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint16_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(uint16_t));
 }
+#pragma weak shmem_uint16_alltoalls = pshmem_uint16_alltoalls
 
-int shmem_uint32_alltoalls(shmem_team_t team, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uint32_alltoalls(shmem_team_t team, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint32_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(uint32_t));
 }
+#pragma weak shmem_uint32_alltoalls = pshmem_uint32_alltoalls
 
-int shmem_uint64_alltoalls(shmem_team_t team, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_uint64_alltoalls(shmem_team_t team, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_uint64_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(uint64_t));
 }
+#pragma weak shmem_uint64_alltoalls = pshmem_uint64_alltoalls
 
-int shmem_size_alltoalls(shmem_team_t team, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_size_alltoalls(shmem_team_t team, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_size_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(size_t));
 }
+#pragma weak shmem_size_alltoalls = pshmem_size_alltoalls
 
-int shmem_ptrdiff_alltoalls(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_ptrdiff_alltoalls(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_ptrdiff_alltoalls, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, sizeof(ptrdiff_t));
 }
+#pragma weak shmem_ptrdiff_alltoalls = pshmem_ptrdiff_alltoalls
 
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
+int pshmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
 	return goshmem_broadcast_team(R_shmem_broadcastmem, (uintptr_t)team, dest, (void *)source, nelems, PE_root);
 }
+#pragma weak shmem_broadcastmem = pshmem_broadcastmem
 
-int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_collectmem, (uintptr_t)team, dest, (void *)source, nelems, 0);
 }
+#pragma weak shmem_collectmem = pshmem_collectmem
 
-int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
 	return goshmem_collect_team(R_shmem_fcollectmem, (uintptr_t)team, dest, (void *)source, nelems, 1);
 }
+#pragma weak shmem_fcollectmem = pshmem_fcollectmem
 
-int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_alltoallmem, (uintptr_t)team, dest, (void *)source, 1, 1, nelems, 1);
 }
+#pragma weak shmem_alltoallmem = pshmem_alltoallmem
 
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+int pshmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
 	return goshmem_alltoall_team(R_shmem_alltoallsmem, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, 1);
 }
+#pragma weak shmem_alltoallsmem = pshmem_alltoallsmem
 
 /* Reductions: teams */
 
-int shmem_char_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
+int pshmem_char_sum_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_char_sum_reduce, 0, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_char_sum_reduce = pshmem_char_sum_reduce
 
-int shmem_schar_sum_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
+int pshmem_schar_sum_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_schar_sum_reduce, 0, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_schar_sum_reduce = pshmem_schar_sum_reduce
 
-int shmem_short_sum_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
+int pshmem_short_sum_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_short_sum_reduce, 0, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_short_sum_reduce = pshmem_short_sum_reduce
 
-int shmem_int_sum_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
+int pshmem_int_sum_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int_sum_reduce, 0, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int_sum_reduce = pshmem_int_sum_reduce
 
-int shmem_long_sum_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
+int pshmem_long_sum_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_long_sum_reduce, 0, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_long_sum_reduce = pshmem_long_sum_reduce
 
-int shmem_longlong_sum_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
+int pshmem_longlong_sum_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_longlong_sum_reduce, 0, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_longlong_sum_reduce = pshmem_longlong_sum_reduce
 
-int shmem_ptrdiff_sum_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
+int pshmem_ptrdiff_sum_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ptrdiff_sum_reduce, 0, 4, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ptrdiff_sum_reduce = pshmem_ptrdiff_sum_reduce
 
-int shmem_uchar_sum_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_sum_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_sum_reduce, 0, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_sum_reduce = pshmem_uchar_sum_reduce
 
-int shmem_ushort_sum_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_sum_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_sum_reduce, 0, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_sum_reduce = pshmem_ushort_sum_reduce
 
-int shmem_uint_sum_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_sum_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_sum_reduce, 0, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_sum_reduce = pshmem_uint_sum_reduce
 
-int shmem_ulong_sum_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_sum_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_sum_reduce, 0, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_sum_reduce = pshmem_ulong_sum_reduce
 
-int shmem_ulonglong_sum_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_sum_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_sum_reduce, 0, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_sum_reduce = pshmem_ulonglong_sum_reduce
 
-int shmem_int8_sum_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_sum_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_sum_reduce, 0, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_sum_reduce = pshmem_int8_sum_reduce
 
-int shmem_int16_sum_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_sum_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_sum_reduce, 0, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_sum_reduce = pshmem_int16_sum_reduce
 
-int shmem_int32_sum_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_sum_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_sum_reduce, 0, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_sum_reduce = pshmem_int32_sum_reduce
 
-int shmem_int64_sum_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_sum_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_sum_reduce, 0, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_sum_reduce = pshmem_int64_sum_reduce
 
-int shmem_uint8_sum_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_sum_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_sum_reduce, 0, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_sum_reduce = pshmem_uint8_sum_reduce
 
-int shmem_uint16_sum_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_sum_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_sum_reduce, 0, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_sum_reduce = pshmem_uint16_sum_reduce
 
-int shmem_uint32_sum_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_sum_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_sum_reduce, 0, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_sum_reduce = pshmem_uint32_sum_reduce
 
-int shmem_uint64_sum_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_sum_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_sum_reduce, 0, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_sum_reduce = pshmem_uint64_sum_reduce
 
-int shmem_size_sum_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_sum_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_sum_reduce, 0, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_sum_reduce = pshmem_size_sum_reduce
 
-int shmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
+int pshmem_float_sum_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_float_sum_reduce, 0, 11, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_float_sum_reduce = pshmem_float_sum_reduce
 
-int shmem_double_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
+int pshmem_double_sum_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_double_sum_reduce, 0, 12, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_double_sum_reduce = pshmem_double_sum_reduce
 
-int shmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
+int pshmem_longdouble_sum_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
 {
 	return goshmem_ld_reduce(R_shmem_longdouble_sum_reduce, goshmem_ld_sum, team, dest, source, nreduce);
 }
+#pragma weak shmem_longdouble_sum_reduce = pshmem_longdouble_sum_reduce
 
-int shmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce)
+int pshmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_complexd_sum_reduce, 0, 14, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_complexd_sum_reduce = pshmem_complexd_sum_reduce
 
-int shmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce)
+int pshmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_complexf_sum_reduce, 0, 13, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_complexf_sum_reduce = pshmem_complexf_sum_reduce
 
-int shmem_char_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
+int pshmem_char_prod_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_char_prod_reduce, 1, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_char_prod_reduce = pshmem_char_prod_reduce
 
-int shmem_schar_prod_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
+int pshmem_schar_prod_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_schar_prod_reduce, 1, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_schar_prod_reduce = pshmem_schar_prod_reduce
 
-int shmem_short_prod_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
+int pshmem_short_prod_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_short_prod_reduce, 1, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_short_prod_reduce = pshmem_short_prod_reduce
 
-int shmem_int_prod_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
+int pshmem_int_prod_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int_prod_reduce, 1, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int_prod_reduce = pshmem_int_prod_reduce
 
-int shmem_long_prod_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
+int pshmem_long_prod_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_long_prod_reduce, 1, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_long_prod_reduce = pshmem_long_prod_reduce
 
-int shmem_longlong_prod_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
+int pshmem_longlong_prod_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_longlong_prod_reduce, 1, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_longlong_prod_reduce = pshmem_longlong_prod_reduce
 
-int shmem_ptrdiff_prod_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
+int pshmem_ptrdiff_prod_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ptrdiff_prod_reduce, 1, 4, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ptrdiff_prod_reduce = pshmem_ptrdiff_prod_reduce
 
-int shmem_uchar_prod_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_prod_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_prod_reduce, 1, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_prod_reduce = pshmem_uchar_prod_reduce
 
-int shmem_ushort_prod_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_prod_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_prod_reduce, 1, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_prod_reduce = pshmem_ushort_prod_reduce
 
-int shmem_uint_prod_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_prod_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_prod_reduce, 1, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_prod_reduce = pshmem_uint_prod_reduce
 
-int shmem_ulong_prod_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_prod_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_prod_reduce, 1, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_prod_reduce = pshmem_ulong_prod_reduce
 
-int shmem_ulonglong_prod_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_prod_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_prod_reduce, 1, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_prod_reduce = pshmem_ulonglong_prod_reduce
 
-int shmem_int8_prod_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_prod_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_prod_reduce, 1, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_prod_reduce = pshmem_int8_prod_reduce
 
-int shmem_int16_prod_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_prod_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_prod_reduce, 1, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_prod_reduce = pshmem_int16_prod_reduce
 
-int shmem_int32_prod_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_prod_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_prod_reduce, 1, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_prod_reduce = pshmem_int32_prod_reduce
 
-int shmem_int64_prod_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_prod_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_prod_reduce, 1, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_prod_reduce = pshmem_int64_prod_reduce
 
-int shmem_uint8_prod_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_prod_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_prod_reduce, 1, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_prod_reduce = pshmem_uint8_prod_reduce
 
-int shmem_uint16_prod_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_prod_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_prod_reduce, 1, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_prod_reduce = pshmem_uint16_prod_reduce
 
-int shmem_uint32_prod_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_prod_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_prod_reduce, 1, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_prod_reduce = pshmem_uint32_prod_reduce
 
-int shmem_uint64_prod_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_prod_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_prod_reduce, 1, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_prod_reduce = pshmem_uint64_prod_reduce
 
-int shmem_size_prod_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_prod_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_prod_reduce, 1, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_prod_reduce = pshmem_size_prod_reduce
 
-int shmem_float_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
+int pshmem_float_prod_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_float_prod_reduce, 1, 11, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_float_prod_reduce = pshmem_float_prod_reduce
 
-int shmem_double_prod_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
+int pshmem_double_prod_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_double_prod_reduce, 1, 12, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_double_prod_reduce = pshmem_double_prod_reduce
 
-int shmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
+int pshmem_longdouble_prod_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
 {
 	return goshmem_ld_reduce(R_shmem_longdouble_prod_reduce, goshmem_ld_prod, team, dest, source, nreduce);
 }
+#pragma weak shmem_longdouble_prod_reduce = pshmem_longdouble_prod_reduce
 
-int shmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce)
+int pshmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_complexd_prod_reduce, 1, 14, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_complexd_prod_reduce = pshmem_complexd_prod_reduce
 
-int shmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce)
+int pshmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_complexf_prod_reduce, 1, 13, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_complexf_prod_reduce = pshmem_complexf_prod_reduce
 
-int shmem_char_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
+int pshmem_char_min_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_char_min_reduce, 2, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_char_min_reduce = pshmem_char_min_reduce
 
-int shmem_schar_min_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
+int pshmem_schar_min_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_schar_min_reduce, 2, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_schar_min_reduce = pshmem_schar_min_reduce
 
-int shmem_short_min_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
+int pshmem_short_min_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_short_min_reduce, 2, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_short_min_reduce = pshmem_short_min_reduce
 
-int shmem_int_min_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
+int pshmem_int_min_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int_min_reduce, 2, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int_min_reduce = pshmem_int_min_reduce
 
-int shmem_long_min_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
+int pshmem_long_min_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_long_min_reduce, 2, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_long_min_reduce = pshmem_long_min_reduce
 
-int shmem_longlong_min_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
+int pshmem_longlong_min_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_longlong_min_reduce, 2, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_longlong_min_reduce = pshmem_longlong_min_reduce
 
-int shmem_ptrdiff_min_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
+int pshmem_ptrdiff_min_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ptrdiff_min_reduce, 2, 4, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ptrdiff_min_reduce = pshmem_ptrdiff_min_reduce
 
-int shmem_uchar_min_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_min_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_min_reduce, 2, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_min_reduce = pshmem_uchar_min_reduce
 
-int shmem_ushort_min_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_min_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_min_reduce, 2, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_min_reduce = pshmem_ushort_min_reduce
 
-int shmem_uint_min_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_min_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_min_reduce, 2, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_min_reduce = pshmem_uint_min_reduce
 
-int shmem_ulong_min_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_min_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_min_reduce, 2, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_min_reduce = pshmem_ulong_min_reduce
 
-int shmem_ulonglong_min_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_min_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_min_reduce, 2, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_min_reduce = pshmem_ulonglong_min_reduce
 
-int shmem_int8_min_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_min_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_min_reduce, 2, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_min_reduce = pshmem_int8_min_reduce
 
-int shmem_int16_min_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_min_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_min_reduce, 2, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_min_reduce = pshmem_int16_min_reduce
 
-int shmem_int32_min_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_min_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_min_reduce, 2, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_min_reduce = pshmem_int32_min_reduce
 
-int shmem_int64_min_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_min_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_min_reduce, 2, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_min_reduce = pshmem_int64_min_reduce
 
-int shmem_uint8_min_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_min_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_min_reduce, 2, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_min_reduce = pshmem_uint8_min_reduce
 
-int shmem_uint16_min_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_min_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_min_reduce, 2, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_min_reduce = pshmem_uint16_min_reduce
 
-int shmem_uint32_min_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_min_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_min_reduce, 2, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_min_reduce = pshmem_uint32_min_reduce
 
-int shmem_uint64_min_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_min_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_min_reduce, 2, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_min_reduce = pshmem_uint64_min_reduce
 
-int shmem_size_min_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_min_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_min_reduce, 2, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_min_reduce = pshmem_size_min_reduce
 
-int shmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
+int pshmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_float_min_reduce, 2, 11, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_float_min_reduce = pshmem_float_min_reduce
 
-int shmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
+int pshmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_double_min_reduce, 2, 12, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_double_min_reduce = pshmem_double_min_reduce
 
-int shmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
+int pshmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
 {
 	return goshmem_ld_reduce(R_shmem_longdouble_min_reduce, goshmem_ld_min, team, dest, source, nreduce);
 }
+#pragma weak shmem_longdouble_min_reduce = pshmem_longdouble_min_reduce
 
-int shmem_char_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
+int pshmem_char_max_reduce(shmem_team_t team, char *dest, const char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_char_max_reduce, 3, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_char_max_reduce = pshmem_char_max_reduce
 
-int shmem_schar_max_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
+int pshmem_schar_max_reduce(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_schar_max_reduce, 3, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_schar_max_reduce = pshmem_schar_max_reduce
 
-int shmem_short_max_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
+int pshmem_short_max_reduce(shmem_team_t team, short *dest, const short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_short_max_reduce, 3, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_short_max_reduce = pshmem_short_max_reduce
 
-int shmem_int_max_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
+int pshmem_int_max_reduce(shmem_team_t team, int *dest, const int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int_max_reduce, 3, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int_max_reduce = pshmem_int_max_reduce
 
-int shmem_long_max_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
+int pshmem_long_max_reduce(shmem_team_t team, long *dest, const long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_long_max_reduce, 3, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_long_max_reduce = pshmem_long_max_reduce
 
-int shmem_longlong_max_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
+int pshmem_longlong_max_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_longlong_max_reduce, 3, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_longlong_max_reduce = pshmem_longlong_max_reduce
 
-int shmem_ptrdiff_max_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
+int pshmem_ptrdiff_max_reduce(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ptrdiff_max_reduce, 3, 4, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ptrdiff_max_reduce = pshmem_ptrdiff_max_reduce
 
-int shmem_uchar_max_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_max_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_max_reduce, 3, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_max_reduce = pshmem_uchar_max_reduce
 
-int shmem_ushort_max_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_max_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_max_reduce, 3, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_max_reduce = pshmem_ushort_max_reduce
 
-int shmem_uint_max_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_max_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_max_reduce, 3, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_max_reduce = pshmem_uint_max_reduce
 
-int shmem_ulong_max_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_max_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_max_reduce, 3, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_max_reduce = pshmem_ulong_max_reduce
 
-int shmem_ulonglong_max_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_max_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_max_reduce, 3, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_max_reduce = pshmem_ulonglong_max_reduce
 
-int shmem_int8_max_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_max_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_max_reduce, 3, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_max_reduce = pshmem_int8_max_reduce
 
-int shmem_int16_max_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_max_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_max_reduce, 3, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_max_reduce = pshmem_int16_max_reduce
 
-int shmem_int32_max_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_max_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_max_reduce, 3, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_max_reduce = pshmem_int32_max_reduce
 
-int shmem_int64_max_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_max_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_max_reduce, 3, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_max_reduce = pshmem_int64_max_reduce
 
-int shmem_uint8_max_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_max_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_max_reduce, 3, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_max_reduce = pshmem_uint8_max_reduce
 
-int shmem_uint16_max_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_max_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_max_reduce, 3, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_max_reduce = pshmem_uint16_max_reduce
 
-int shmem_uint32_max_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_max_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_max_reduce, 3, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_max_reduce = pshmem_uint32_max_reduce
 
-int shmem_uint64_max_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_max_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_max_reduce, 3, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_max_reduce = pshmem_uint64_max_reduce
 
-int shmem_size_max_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_max_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_max_reduce, 3, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_max_reduce = pshmem_size_max_reduce
 
-int shmem_float_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
+int pshmem_float_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_float_max_reduce, 3, 11, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_float_max_reduce = pshmem_float_max_reduce
 
-int shmem_double_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
+int pshmem_double_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_double_max_reduce, 3, 12, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_double_max_reduce = pshmem_double_max_reduce
 
-int shmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
+int pshmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce)
 {
 	return goshmem_ld_reduce(R_shmem_longdouble_max_reduce, goshmem_ld_max, team, dest, source, nreduce);
 }
+#pragma weak shmem_longdouble_max_reduce = pshmem_longdouble_max_reduce
 
-int shmem_uchar_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_and_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_and_reduce, 4, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_and_reduce = pshmem_uchar_and_reduce
 
-int shmem_ushort_and_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_and_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_and_reduce, 4, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_and_reduce = pshmem_ushort_and_reduce
 
-int shmem_uint_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_and_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_and_reduce, 4, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_and_reduce = pshmem_uint_and_reduce
 
-int shmem_ulong_and_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_and_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_and_reduce, 4, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_and_reduce = pshmem_ulong_and_reduce
 
-int shmem_ulonglong_and_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_and_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_and_reduce, 4, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_and_reduce = pshmem_ulonglong_and_reduce
 
-int shmem_int8_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_and_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_and_reduce, 4, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_and_reduce = pshmem_int8_and_reduce
 
-int shmem_int16_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_and_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_and_reduce, 4, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_and_reduce = pshmem_int16_and_reduce
 
-int shmem_int32_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_and_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_and_reduce, 4, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_and_reduce = pshmem_int32_and_reduce
 
-int shmem_int64_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_and_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_and_reduce, 4, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_and_reduce = pshmem_int64_and_reduce
 
-int shmem_uint8_and_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_and_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_and_reduce, 4, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_and_reduce = pshmem_uint8_and_reduce
 
-int shmem_uint16_and_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_and_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_and_reduce, 4, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_and_reduce = pshmem_uint16_and_reduce
 
-int shmem_uint32_and_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_and_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_and_reduce, 4, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_and_reduce = pshmem_uint32_and_reduce
 
-int shmem_uint64_and_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_and_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_and_reduce, 4, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_and_reduce = pshmem_uint64_and_reduce
 
-int shmem_size_and_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_and_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_and_reduce, 4, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_and_reduce = pshmem_size_and_reduce
 
-int shmem_uchar_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_or_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_or_reduce, 5, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_or_reduce = pshmem_uchar_or_reduce
 
-int shmem_ushort_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_or_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_or_reduce, 5, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_or_reduce = pshmem_ushort_or_reduce
 
-int shmem_uint_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_or_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_or_reduce, 5, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_or_reduce = pshmem_uint_or_reduce
 
-int shmem_ulong_or_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_or_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_or_reduce, 5, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_or_reduce = pshmem_ulong_or_reduce
 
-int shmem_ulonglong_or_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_or_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_or_reduce, 5, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_or_reduce = pshmem_ulonglong_or_reduce
 
-int shmem_int8_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_or_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_or_reduce, 5, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_or_reduce = pshmem_int8_or_reduce
 
-int shmem_int16_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_or_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_or_reduce, 5, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_or_reduce = pshmem_int16_or_reduce
 
-int shmem_int32_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_or_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_or_reduce, 5, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_or_reduce = pshmem_int32_or_reduce
 
-int shmem_int64_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_or_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_or_reduce, 5, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_or_reduce = pshmem_int64_or_reduce
 
-int shmem_uint8_or_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_or_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_or_reduce, 5, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_or_reduce = pshmem_uint8_or_reduce
 
-int shmem_uint16_or_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_or_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_or_reduce, 5, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_or_reduce = pshmem_uint16_or_reduce
 
-int shmem_uint32_or_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_or_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_or_reduce, 5, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_or_reduce = pshmem_uint32_or_reduce
 
-int shmem_uint64_or_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_or_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_or_reduce, 5, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_or_reduce = pshmem_uint64_or_reduce
 
-int shmem_size_or_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_or_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_or_reduce, 5, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_or_reduce = pshmem_size_or_reduce
 
-int shmem_uchar_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
+int pshmem_uchar_xor_reduce(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uchar_xor_reduce, 6, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uchar_xor_reduce = pshmem_uchar_xor_reduce
 
-int shmem_ushort_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
+int pshmem_ushort_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ushort_xor_reduce, 6, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ushort_xor_reduce = pshmem_ushort_xor_reduce
 
-int shmem_uint_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
+int pshmem_uint_xor_reduce(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint_xor_reduce, 6, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint_xor_reduce = pshmem_uint_xor_reduce
 
-int shmem_ulong_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
+int pshmem_ulong_xor_reduce(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulong_xor_reduce, 6, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulong_xor_reduce = pshmem_ulong_xor_reduce
 
-int shmem_ulonglong_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
+int pshmem_ulonglong_xor_reduce(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_ulonglong_xor_reduce, 6, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_ulonglong_xor_reduce = pshmem_ulonglong_xor_reduce
 
-int shmem_int8_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
+int pshmem_int8_xor_reduce(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int8_xor_reduce, 6, 0, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int8_xor_reduce = pshmem_int8_xor_reduce
 
-int shmem_int16_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
+int pshmem_int16_xor_reduce(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int16_xor_reduce, 6, 1, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int16_xor_reduce = pshmem_int16_xor_reduce
 
-int shmem_int32_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
+int pshmem_int32_xor_reduce(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int32_xor_reduce, 6, 2, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int32_xor_reduce = pshmem_int32_xor_reduce
 
-int shmem_int64_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
+int pshmem_int64_xor_reduce(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_int64_xor_reduce, 6, 3, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_int64_xor_reduce = pshmem_int64_xor_reduce
 
-int shmem_uint8_xor_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
+int pshmem_uint8_xor_reduce(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint8_xor_reduce, 6, 5, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint8_xor_reduce = pshmem_uint8_xor_reduce
 
-int shmem_uint16_xor_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
+int pshmem_uint16_xor_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint16_xor_reduce, 6, 6, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint16_xor_reduce = pshmem_uint16_xor_reduce
 
-int shmem_uint32_xor_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
+int pshmem_uint32_xor_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint32_xor_reduce, 6, 7, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint32_xor_reduce = pshmem_uint32_xor_reduce
 
-int shmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
+int pshmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_uint64_xor_reduce, 6, 8, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_uint64_xor_reduce = pshmem_uint64_xor_reduce
 
-int shmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
+int pshmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce)
 {
 	return goshmem_reduce(R_shmem_size_xor_reduce, 6, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
+#pragma weak shmem_size_xor_reduce = pshmem_size_xor_reduce
 
 /* Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements) */
 
-void shmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_sum_to_all, 0, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_sum_to_all = pshmem_short_sum_to_all
 
-void shmem_int_sum_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_sum_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_sum_to_all, 0, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_sum_to_all = pshmem_int_sum_to_all
 
-void shmem_long_sum_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_sum_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_sum_to_all, 0, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_sum_to_all = pshmem_long_sum_to_all
 
-void shmem_longlong_sum_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_sum_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_sum_to_all, 0, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_sum_to_all = pshmem_longlong_sum_to_all
 
-void shmem_float_sum_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
+void pshmem_float_sum_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_float_sum_to_all, 0, 11, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_float_sum_to_all = pshmem_float_sum_to_all
 
-void shmem_double_sum_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
+void pshmem_double_sum_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_double_sum_to_all, 0, 12, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_double_sum_to_all = pshmem_double_sum_to_all
 
-void shmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
+void pshmem_longdouble_sum_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
 {
 	goshmem_ld_to_all(R_shmem_longdouble_sum_to_all, goshmem_ld_sum, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longdouble_sum_to_all = pshmem_longdouble_sum_to_all
 
-void shmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync)
+void pshmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_complexd_sum_to_all, 0, 14, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_complexd_sum_to_all = pshmem_complexd_sum_to_all
 
-void shmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync)
+void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_complexf_sum_to_all, 0, 13, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_complexf_sum_to_all = pshmem_complexf_sum_to_all
 
-void shmem_short_prod_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_prod_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_prod_to_all, 1, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_prod_to_all = pshmem_short_prod_to_all
 
-void shmem_int_prod_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_prod_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_prod_to_all, 1, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_prod_to_all = pshmem_int_prod_to_all
 
-void shmem_long_prod_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_prod_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_prod_to_all, 1, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_prod_to_all = pshmem_long_prod_to_all
 
-void shmem_longlong_prod_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_prod_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_prod_to_all, 1, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_prod_to_all = pshmem_longlong_prod_to_all
 
-void shmem_float_prod_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
+void pshmem_float_prod_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_float_prod_to_all, 1, 11, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_float_prod_to_all = pshmem_float_prod_to_all
 
-void shmem_double_prod_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
+void pshmem_double_prod_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_double_prod_to_all, 1, 12, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_double_prod_to_all = pshmem_double_prod_to_all
 
-void shmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
+void pshmem_longdouble_prod_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
 {
 	goshmem_ld_to_all(R_shmem_longdouble_prod_to_all, goshmem_ld_prod, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longdouble_prod_to_all = pshmem_longdouble_prod_to_all
 
-void shmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync)
+void pshmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_complexd_prod_to_all, 1, 14, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_complexd_prod_to_all = pshmem_complexd_prod_to_all
 
-void shmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync)
+void pshmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_complexf_prod_to_all, 1, 13, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_complexf_prod_to_all = pshmem_complexf_prod_to_all
 
-void shmem_short_min_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_min_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_min_to_all, 2, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_min_to_all = pshmem_short_min_to_all
 
-void shmem_int_min_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_min_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_min_to_all, 2, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_min_to_all = pshmem_int_min_to_all
 
-void shmem_long_min_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_min_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_min_to_all, 2, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_min_to_all = pshmem_long_min_to_all
 
-void shmem_longlong_min_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_min_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_min_to_all, 2, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_min_to_all = pshmem_longlong_min_to_all
 
-void shmem_float_min_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
+void pshmem_float_min_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_float_min_to_all, 2, 11, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_float_min_to_all = pshmem_float_min_to_all
 
-void shmem_double_min_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
+void pshmem_double_min_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_double_min_to_all, 2, 12, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_double_min_to_all = pshmem_double_min_to_all
 
-void shmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
+void pshmem_longdouble_min_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
 {
 	goshmem_ld_to_all(R_shmem_longdouble_min_to_all, goshmem_ld_min, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longdouble_min_to_all = pshmem_longdouble_min_to_all
 
-void shmem_short_max_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_max_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_max_to_all, 3, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_max_to_all = pshmem_short_max_to_all
 
-void shmem_int_max_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_max_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_max_to_all, 3, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_max_to_all = pshmem_int_max_to_all
 
-void shmem_long_max_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_max_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_max_to_all, 3, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_max_to_all = pshmem_long_max_to_all
 
-void shmem_longlong_max_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_max_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_max_to_all, 3, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_max_to_all = pshmem_longlong_max_to_all
 
-void shmem_float_max_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
+void pshmem_float_max_to_all(float *dest, const float *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_float_max_to_all, 3, 11, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_float_max_to_all = pshmem_float_max_to_all
 
-void shmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
+void pshmem_double_max_to_all(double *dest, const double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_double_max_to_all, 3, 12, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_double_max_to_all = pshmem_double_max_to_all
 
-void shmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
+void pshmem_longdouble_max_to_all(long double *dest, const long double *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long double *pWrk, long *pSync)
 {
 	goshmem_ld_to_all(R_shmem_longdouble_max_to_all, goshmem_ld_max, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longdouble_max_to_all = pshmem_longdouble_max_to_all
 
-void shmem_short_and_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_and_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_and_to_all, 4, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_and_to_all = pshmem_short_and_to_all
 
-void shmem_int_and_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_and_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_and_to_all, 4, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_and_to_all = pshmem_int_and_to_all
 
-void shmem_long_and_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_and_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_and_to_all, 4, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_and_to_all = pshmem_long_and_to_all
 
-void shmem_longlong_and_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_and_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_and_to_all, 4, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_and_to_all = pshmem_longlong_and_to_all
 
-void shmem_short_or_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_or_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_or_to_all, 5, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_or_to_all = pshmem_short_or_to_all
 
-void shmem_int_or_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_or_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_or_to_all, 5, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_or_to_all = pshmem_int_or_to_all
 
-void shmem_long_or_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_or_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_or_to_all, 5, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_or_to_all = pshmem_long_or_to_all
 
-void shmem_longlong_or_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_or_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_or_to_all, 5, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_or_to_all = pshmem_longlong_or_to_all
 
-void shmem_short_xor_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
+void pshmem_short_xor_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_short_xor_to_all, 6, 1, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_short_xor_to_all = pshmem_short_xor_to_all
 
-void shmem_int_xor_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
+void pshmem_int_xor_to_all(int *dest, const int *source, int nreduce, int PE_start, int logPE_stride, int PE_size, int *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_int_xor_to_all, 6, 2, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_int_xor_to_all = pshmem_int_xor_to_all
 
-void shmem_long_xor_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
+void pshmem_long_xor_to_all(long *dest, const long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_long_xor_to_all, 6, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_long_xor_to_all = pshmem_long_xor_to_all
 
-void shmem_longlong_xor_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
+void pshmem_longlong_xor_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync)
 {
 	goshmem_to_all(R_shmem_longlong_xor_to_all, 6, 3, dest, (void *)source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync);
 }
+#pragma weak shmem_longlong_xor_to_all = pshmem_longlong_xor_to_all
 
 /* Deprecated */
 
-void start_pes(int npes)
+void pshmem_clear_cache_inv(void)
+{
+	goshmem_check(R_shmem_clear_cache_inv);
+}
+#pragma weak shmem_clear_cache_inv = pshmem_clear_cache_inv
+
+void pshmem_set_cache_inv(void)
+{
+	goshmem_check(R_shmem_set_cache_inv);
+}
+#pragma weak shmem_set_cache_inv = pshmem_set_cache_inv
+
+void pshmem_clear_cache_line_inv(void *dest)
+{
+	(void)dest;
+	goshmem_check(R_shmem_clear_cache_line_inv);
+}
+#pragma weak shmem_clear_cache_line_inv = pshmem_clear_cache_line_inv
+
+void pshmem_set_cache_line_inv(void *dest)
+{
+	(void)dest;
+	goshmem_check(R_shmem_set_cache_line_inv);
+}
+#pragma weak shmem_set_cache_line_inv = pshmem_set_cache_line_inv
+
+void pshmem_udcflush(void)
+{
+	goshmem_check(R_shmem_udcflush);
+}
+#pragma weak shmem_udcflush = pshmem_udcflush
+
+void pshmem_udcflush_line(void *dest)
+{
+	(void)dest;
+	goshmem_check(R_shmem_udcflush_line);
+}
+#pragma weak shmem_udcflush_line = pshmem_udcflush_line
+
+void pstart_pes(int npes)
 {
 	(void)npes;
 	goshmem_init(R_start_pes);
 }
+#pragma weak start_pes = pstart_pes
 
-int _my_pe(void)
+void *pshmalloc(size_t size)
+{
+	return goshmem_malloc(R_shmalloc, size, 0);
+}
+#pragma weak shmalloc = pshmalloc
+
+void pshfree(void *ptr)
+{
+	goshmem_free(R_shfree, ptr);
+}
+#pragma weak shfree = pshfree
+
+void *pshrealloc(void *ptr, size_t size)
+{
+	return goshmem_realloc(R_shrealloc, ptr, size);
+}
+#pragma weak shrealloc = pshrealloc
+
+void *pshmemalign(size_t alignment, size_t size)
+{
+	if (alignment == 0 || (alignment & (alignment - 1)))
+		return NULL;
+	return goshmem_malloc(R_shmemalign, size, alignment);
+}
+#pragma weak shmemalign = pshmemalign
+
+int p_my_pe(void)
 {
 	return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe(R__my_pe);
 }
+#pragma weak _my_pe = p_my_pe
 
-int _num_pes(void)
+int p_num_pes(void)
 {
 	return goshmem_fp.npes ? goshmem_fp.npes : goshmem_n_pes(R__num_pes);
 }
+#pragma weak _num_pes = p_num_pes
 
-void shmem_short_wait(short *ivar, short cmp_value)
+void pshmem_short_wait(short *ivar, short cmp_value)
 {
 	if (goshmem_poll_short(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_short_wait, 1, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);
 }
+#pragma weak shmem_short_wait = pshmem_short_wait
 
-void shmem_int_wait(int *ivar, int cmp_value)
+void pshmem_int_wait(int *ivar, int cmp_value)
 {
 	if (goshmem_poll_int(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_int_wait, 2, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);
 }
+#pragma weak shmem_int_wait = pshmem_int_wait
 
-void shmem_long_wait(long *ivar, long cmp_value)
+void pshmem_long_wait(long *ivar, long cmp_value)
 {
 	if (goshmem_poll_long(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_long_wait, 3, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);
 }
+#pragma weak shmem_long_wait = pshmem_long_wait
 
-void shmem_longlong_wait(long long *ivar, long long cmp_value)
+void pshmem_longlong_wait(long long *ivar, long long cmp_value)
 {
 	if (goshmem_poll_longlong(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)
 		goshmem_wait_until(R_shmem_longlong_wait, 3, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);
 }
+#pragma weak shmem_longlong_wait = pshmem_longlong_wait
 
-int shmem_int_swap(int *dest, int value, int pe)
+int pshmem_int_swap(int *dest, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_swap = pshmem_int_swap
 
-long shmem_long_swap(long *dest, long value, int pe)
+long pshmem_long_swap(long *dest, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_swap = pshmem_long_swap
 
-long long shmem_longlong_swap(long long *dest, long long value, int pe)
+long long pshmem_longlong_swap(long long *dest, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_swap = pshmem_longlong_swap
 
-float shmem_float_swap(float *dest, float value, int pe)
+float pshmem_float_swap(float *dest, float value, int pe)
 {
-	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_float(value), 0, pe));
 }
+#pragma weak shmem_float_swap = pshmem_float_swap
 
-double shmem_double_swap(double *dest, double value, int pe)
+double pshmem_double_swap(double *dest, double value, int pe)
 {
-	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_swap, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_swap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SWAP, dest, goshmem_bits_double(value), 0, pe));
 }
+#pragma weak shmem_double_swap = pshmem_double_swap
 
-int shmem_int_cswap(int *dest, int cond, int value, int pe)
+int pshmem_int_cswap(int *dest, int cond, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_cswap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_cswap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_int(value), goshmem_bits_int(cond), pe));
 }
+#pragma weak shmem_int_cswap = pshmem_int_cswap
 
-long shmem_long_cswap(long *dest, long cond, long value, int pe)
+long pshmem_long_cswap(long *dest, long cond, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_cswap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_cswap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_long(value), goshmem_bits_long(cond), pe));
 }
+#pragma weak shmem_long_cswap = pshmem_long_cswap
 
-long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe)
+long long pshmem_longlong_cswap(long long *dest, long long cond, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_cswap, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_cswap, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_longlong(value), goshmem_bits_longlong(cond), pe));
 }
+#pragma weak shmem_longlong_cswap = pshmem_longlong_cswap
 
-int shmem_int_finc(int *dest, int pe)
+int pshmem_int_finc(int *dest, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_finc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_finc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_int_finc = pshmem_int_finc
 
-long shmem_long_finc(long *dest, int pe)
+long pshmem_long_finc(long *dest, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_finc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_finc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_long_finc = pshmem_long_finc
 
-long long shmem_longlong_finc(long long *dest, int pe)
+long long pshmem_longlong_finc(long long *dest, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_finc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_finc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));
 }
+#pragma weak shmem_longlong_finc = pshmem_longlong_finc
 
-void shmem_int_inc(int *dest, int pe)
+void pshmem_int_inc(int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_int_inc = pshmem_int_inc
 
-void shmem_long_inc(long *dest, int pe)
+void pshmem_long_inc(long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_long_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_long_inc = pshmem_long_inc
 
-void shmem_longlong_inc(long long *dest, int pe)
+void pshmem_longlong_inc(long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_inc, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
 }
+#pragma weak shmem_longlong_inc = pshmem_longlong_inc
 
-int shmem_int_fadd(int *dest, int value, int pe)
+int pshmem_int_fadd(int *dest, int value, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_fadd, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_fadd, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe));
 }
+#pragma weak shmem_int_fadd = pshmem_int_fadd
 
-long shmem_long_fadd(long *dest, long value, int pe)
+long pshmem_long_fadd(long *dest, long value, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_fadd, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_fadd, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe));
 }
+#pragma weak shmem_long_fadd = pshmem_long_fadd
 
-long long shmem_longlong_fadd(long long *dest, long long value, int pe)
+long long pshmem_longlong_fadd(long long *dest, long long value, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_fadd, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_fadd, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe));
 }
+#pragma weak shmem_longlong_fadd = pshmem_longlong_fadd
 
-void shmem_int_add(int *dest, int value, int pe)
+void pshmem_int_add(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
 }
+#pragma weak shmem_int_add = pshmem_int_add
 
-void shmem_long_add(long *dest, long value, int pe)
+void pshmem_long_add(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
 }
+#pragma weak shmem_long_add = pshmem_long_add
 
-void shmem_longlong_add(long long *dest, long long value, int pe)
+void pshmem_longlong_add(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_add, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
 }
+#pragma weak shmem_longlong_add = pshmem_longlong_add
 
-int shmem_int_fetch(const int *source, int pe)
+int pshmem_int_fetch(const int *source, int pe)
 {
-	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_int(goshmem_fast_amo32(R_shmem_int_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_int_fetch = pshmem_int_fetch
 
-long shmem_long_fetch(const long *source, int pe)
+long pshmem_long_fetch(const long *source, int pe)
 {
-	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_long(goshmem_fast_amo64(R_shmem_long_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_long_fetch = pshmem_long_fetch
 
-long long shmem_longlong_fetch(const long long *source, int pe)
+long long pshmem_longlong_fetch(const long long *source, int pe)
 {
-	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_longlong(goshmem_fast_amo64(R_shmem_longlong_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_longlong_fetch = pshmem_longlong_fetch
 
-float shmem_float_fetch(const float *source, int pe)
+float pshmem_float_fetch(const float *source, int pe)
 {
-	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_float(goshmem_fast_amo32(R_shmem_float_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_float_fetch = pshmem_float_fetch
 
-double shmem_double_fetch(const double *source, int pe)
+double pshmem_double_fetch(const double *source, int pe)
 {
-	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_fetch, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
+	return goshmem_from_double(goshmem_fast_amo64(R_shmem_double_fetch, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));
 }
+#pragma weak shmem_double_fetch = pshmem_double_fetch
 
-void shmem_int_set(int *dest, int value, int pe)
+void pshmem_int_set(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_set, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
 }
+#pragma weak shmem_int_set = pshmem_int_set
 
-void shmem_long_set(long *dest, long value, int pe)
+void pshmem_long_set(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_set, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
 }
+#pragma weak shmem_long_set = pshmem_long_set
 
-void shmem_longlong_set(long long *dest, long long value, int pe)
+void pshmem_longlong_set(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_set, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
 }
+#pragma weak shmem_longlong_set = pshmem_longlong_set
 
-void shmem_float_set(float *dest, float value, int pe)
+void pshmem_float_set(float *dest, float value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_float_set, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_float_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
 }
+#pragma weak shmem_float_set = pshmem_float_set
 
-void shmem_double_set(double *dest, double value, int pe)
+void pshmem_double_set(double *dest, double value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_double_set, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_double_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
 }
+#pragma weak shmem_double_set = pshmem_double_set

@@ -12,7 +12,8 @@ import (
 // Group is an ordered set of PEs: world PEs Start, Start+Stride, ... (Size of them). Active
 // sets and every team of a one-node job are strided groups (a strided split of a strided
 // team is strided). A node's PEs need not be: a launcher may place any PEs on a node, so a
-// group can also list its members (list non-nil, ascending; Start and Stride then unused).
+// group can also list its members (list non-nil, ascending, or descending after a split with
+// a negative stride; Start and Stride then unused).
 type Group struct {
 	Start, Stride, Size int
 	list                *[]int
@@ -22,7 +23,7 @@ type Group struct {
 func listGroup(pes []int) Group {
 	if len(pes) > 1 { // strided after all: keep the cheap form
 		d := pes[1] - pes[0]
-		strided := d > 0
+		strided := d != 0
 		for i := 2; i < len(pes) && strided; i++ {
 			strided = pes[i]-pes[i-1] == d
 		}
@@ -49,19 +50,23 @@ func (g Group) Index(pe int) int {
 	if g.list != nil {
 		l := *g.list
 		i := sort.SearchInts(l, pe)
+		if len(l) > 1 && l[0] > l[len(l)-1] { // descending: a split with a negative stride
+			i = sort.Search(len(l), func(k int) bool { return l[k] <= pe })
+		}
 		if i < len(l) && l[i] == pe {
 			return i
 		}
 		return -1
 	}
 	d := pe - g.Start
-	if d < 0 || g.Stride == 0 && d != 0 {
-		return -1
-	}
 	if g.Stride == 0 {
+		if d != 0 {
+			return -1
+		}
 		return 0
 	}
-	if d%g.Stride != 0 || d/g.Stride >= g.Size {
+	// A team's stride may be negative (OpenSHMEM 1.6: start, start-1, ... is the reverse).
+	if d%g.Stride != 0 || d/g.Stride < 0 || d/g.Stride >= g.Size {
 		return -1
 	}
 	return d / g.Stride
@@ -85,6 +90,16 @@ func (g Group) Strided() bool { return g.list == nil }
 // ActiveSet checks an active-set triplet against the job and the calling PE, and returns its
 // group and the caller's index in it.
 func ActiveSet(who string, start, logStride, size int) (Group, int) {
+	g, i := ActiveSetGroup(who, start, logStride, size)
+	if i < 0 {
+		panic(fmt.Sprintf("%s: PE %d is not in the active set (start %d, log stride %d, size %d)", who, me, start, logStride, size))
+	}
+	return g, i
+}
+
+// ActiveSetGroup checks an active-set triplet against the job and returns its group and the
+// caller's index in it, -1 if the caller is not in it.
+func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 	switch {
 	case start < 0 || start >= npes:
 		panic(fmt.Sprintf("%s: active set start %d out of range [0,%d)", who, start, npes))
@@ -97,11 +112,7 @@ func ActiveSet(who string, start, logStride, size int) (Group, int) {
 			who, start, logStride, size, reachString(start, 1<<logStride, size), npes))
 	}
 	g := Group{Start: start, Stride: 1 << logStride, Size: size}
-	i := g.Index(me)
-	if i < 0 {
-		panic(fmt.Sprintf("%s: PE %d is not in the active set (start %d, log stride %d, size %d)", who, me, start, logStride, size))
-	}
-	return g, i
+	return g, g.Index(me)
 }
 
 // A sync area is SyncWords counters at a symmetric address: the user's pSync in the

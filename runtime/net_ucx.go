@@ -272,6 +272,7 @@ func netStart() error {
 	}
 	engine = e
 	netT = &ucxTransport{w: w}
+	newRemoteCtx = e.NewContext // each communication context gets a worker of its own
 	// The progress goroutine must run while the PE computes: with a single P it would wait
 	// for the computing goroutine's preemption (10 ms).
 	if runtime.GOMAXPROCS(0) < 2 {
@@ -452,6 +453,13 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	}
 	netFail("atomic", pe, err)
 	return 0
+}
+
+// Close releases a context's worker (after its Quiet).
+func (t *ucxTransport) Close() {
+	lockNet()
+	t.w.Close()
+	unlockNet()
 }
 
 func (t *ucxTransport) Quiet() {

@@ -10,36 +10,15 @@ import (
 
 func bytes(p unsafe.Pointer, n uintptr) []byte { return unsafe.Slice((*byte)(p), n) }
 
-// Put copies n bytes from local src to the symmetric dst on PE pe. On shared memory the copy
-// is complete when Put returns; Quiet orders it before later accesses as seen by other CPUs.
+// Put copies n bytes from local src to the symmetric dst on PE pe: the default context's
+// Put (see Ctx.Put).
 func Put(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
-	Check(who)
-	CheckPE(who, pe)
-	CheckSym(who, "dst", dst, n)
-	if n == 0 {
-		return
-	}
-	if allShm { // the shared-memory transport's Put, inline
-		copyBytes(Remote(dst, pe), src, n)
-		Notify(pe)
-		return
-	}
-	transports[pe].Put(dst, src, n, pe)
+	DefaultCtx.Put(who, dst, src, n, pe)
 }
 
-// Get copies n bytes from the symmetric src on PE pe to local dst.
+// Get copies n bytes from the symmetric src on PE pe to local dst (the default context's).
 func Get(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
-	Check(who)
-	CheckPE(who, pe)
-	CheckSym(who, "src", src, n)
-	if n == 0 {
-		return
-	}
-	if allShm { // the shared-memory transport's Get, inline
-		copyBytes(dst, Remote(src, pe), n)
-		return
-	}
-	transports[pe].Get(dst, src, n, pe)
+	DefaultCtx.Get(who, dst, src, n, pe)
 }
 
 // StridedSpan is the bytes that n elements of size at stride (in elements) cover, or
@@ -73,47 +52,17 @@ func CheckStrided(who string, dstStride, srcStride, n int) {
 	}
 }
 
-// IPut copies n elements of size bytes from src (every srcStride-th element) to the
-// symmetric dst on PE pe (every dstStride-th element).
+// IPut is the default context's strided put (see Ctx.IPut).
 func IPut(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size uintptr, pe int) {
-	Check(who)
-	CheckPE(who, pe)
-	CheckStrided(who, dstStride, srcStride, n)
-	CheckSym(who, "dst", dst, StridedBytes(who, "dst", n, dstStride, size))
-	StridedBytes(who, "src", n, srcStride, size)
-	if n == 0 {
-		return
-	}
-	transports[pe].PutStrided(dst, dstStride, src, srcStride, n, size, pe)
+	DefaultCtx.IPut(who, dst, src, dstStride, srcStride, n, size, pe)
 }
 
-// IGet copies n elements from the symmetric src on PE pe (every srcStride-th) to local dst
-// (every dstStride-th).
+// IGet is the default context's strided get (see Ctx.IGet).
 func IGet(who string, dst, src unsafe.Pointer, dstStride, srcStride, n int, size uintptr, pe int) {
-	Check(who)
-	CheckPE(who, pe)
-	CheckStrided(who, dstStride, srcStride, n)
-	CheckSym(who, "src", src, StridedBytes(who, "src", n, srcStride, size))
-	StridedBytes(who, "dst", n, dstStride, size)
-	if n == 0 {
-		return
-	}
-	transports[pe].GetStrided(dst, dstStride, src, srcStride, n, size, pe)
+	DefaultCtx.IGet(who, dst, src, dstStride, srcStride, n, size, pe)
 }
 
-// PutSignal puts n bytes from local src to the symmetric dst on PE pe, then updates the
-// symmetric signal word sig there (adds signal when add, else stores it) atomically,
-// ordered after the data: a PE that sees the signal sees the data. sigArg names sig in
-// messages.
+// PutSignal is the default context's put-with-signal (Ctx.PutSignal).
 func PutSignal(who, sigArg string, dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, signal uint64, add bool, pe int) {
-	AMOTargetArg(who, sigArg, sig, 8, pe)
-	Put(who, dst, src, n, pe)
-	OrderBefore(pe)
-	// On shared memory the signal's atomic is a release on arm64 and a locked instruction
-	// on amd64: the data's stores are visible before the signal is.
-	op := AMOSet
-	if add {
-		op = AMOFetchAdd
-	}
-	AMO(who, op|AMOPost, 8, sig, signal, 0, pe)
+	DefaultCtx.PutSignal(who, sigArg, dst, src, n, sig, signal, add, pe)
 }

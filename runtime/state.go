@@ -31,11 +31,14 @@ var (
 	mySeg     unsafe.Pointer // start of my segment
 	conf      settings.Values
 
-	state     atomic.Int32 // 0 before Init, 1 running, 2 finalized
-	initMu    sync.Mutex
-	singlePE  bool // started without shmemrun
-	mayWake   bool // some waiter may sleep on a futex: posters must ring doorbells
-	sleepWait bool // this PE's waits yield and sleep instead of spinning
+	state atomic.Int32 // 0 before Init, 1 running, 2 finalized
+	// runningNPEs is npes while this PE runs, else 0: one load answers "running, and pe is
+	// a PE" on the hot paths (Ctx.PE).
+	runningNPEs atomic.Int64
+	initMu      sync.Mutex
+	singlePE    bool // started without shmemrun
+	mayWake     bool // some waiter may sleep on a futex: posters must ring doorbells
+	sleepWait   bool // this PE's waits yield and sleep instead of spinning
 )
 
 const (
@@ -89,10 +92,12 @@ func Init() error {
 	atomic.StoreInt32(&slot.Pid, int32(os.Getpid())) // claimed by attach, but singlePE
 	atomic.StoreUint32(&slot.State, shm.StateRunning)
 	state.Store(stateRunning)
+	runningNPEs.Store(int64(npes))
 	if !singlePE {
 		exitOnRequest()
 	}
 	teamsInit()
+	defaultCtxInit()
 	World.Sync("shmem.Init")
 	printInfo()
 	return nil
@@ -166,6 +171,7 @@ func Finalize() {
 		World.Sync("shmem.Finalize")
 	}
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
+	runningNPEs.Store(0)
 	state.Store(stateFinalized)
 	if engine != nil {
 		engine.Finalize()

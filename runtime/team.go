@@ -164,8 +164,9 @@ func claim(t *Team) {
 	clear(unsafe.Slice((*byte)(teamArea(t.Slot, 0).p), shm.TeamAreaSize))
 }
 
-// SplitStrided makes the team of parent members start, start+stride, ... (size of them),
-// collectively over parent. PEs outside it get nil and no error.
+// SplitStrided makes the team of parent members start, start+stride, ... (size of them; a
+// negative stride counts down, as OpenSHMEM 1.6 allows), collectively over parent. PEs
+// outside it get nil and no error.
 func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamConfig) (*Team, error) {
 	parent.Check(who)
 	n := parent.G.Size
@@ -174,10 +175,14 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 		return nil, fmt.Errorf("%s: start %d out of range [0,%d) of the parent team", who, start, n)
 	case size < 1:
 		return nil, fmt.Errorf("%s: size %d must be at least 1", who, size)
-	case stride < 1 && size > 1:
-		return nil, fmt.Errorf("%s: stride %d must be at least 1", who, stride)
-	case size > 1 && !inRange(start, stride, size, n):
-		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %s, out of range [0,%d)", who, start, stride, size, reachString(start, stride, size), n)
+	case size > n:
+		return nil, fmt.Errorf("%s: size %d out of range [1,%d] of the parent team", who, size, n)
+	case size > 1 && (stride >= n || stride <= -n): // (size-1)*stride below cannot overflow
+		return nil, fmt.Errorf("%s: stride %d out of range (-%d,%d) of the parent team", who, stride, n, n)
+	case stride == 0 && size > 1:
+		return nil, fmt.Errorf("%s: stride 0 with size %d: a stride is non-zero (negative: members in reverse order)", who, size)
+	case start+(size-1)*stride >= n || start+(size-1)*stride < 0:
+		return nil, fmt.Errorf("%s: (start %d, stride %d, size %d) reaches parent PE %d, out of range [0,%d)", who, start, stride, size, start+(size-1)*stride, n)
 	}
 	if size == 1 {
 		stride = 1

@@ -256,11 +256,7 @@ func applyBitwise(op AMOOp, o, v uint64) uint64 {
 }
 
 // AMO is an atomic memory operation on the symmetric word p of PE pe, after the checks
-// (who names the routine).
+// (who names the routine): the default context's (see Ctx.AMO).
 func AMO(who string, op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
-	AMOTarget(who, p, size, pe)
-	if allShm {
-		return shmT.AMO(op, size, p, v, cond, pe) // a direct call, not through the interface
-	}
-	return transports[pe].AMO(op, size, p, v, cond, pe)
+	return DefaultCtx.AMO(who, op, size, p, v, cond, pe)
 }

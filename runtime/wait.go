@@ -24,9 +24,10 @@ const (
 	WaitBarrier
 	WaitCollective
 	WaitSignal
+	WaitLock
 )
 
-var waitNames = [...]string{"", "wait_until", "barrier", "collective", "signal_wait_until"}
+var waitNames = [...]string{"", "wait_until", "barrier", "collective", "signal_wait_until", "set_lock"}
 
 // WaitName is the routine family a wait code stands for.
 func WaitName(op uint32) string {

@@ -98,6 +98,29 @@ static void put8_quiet(long n)
 		}
 }
 
+#ifdef SHMEM_CTX_DEFAULT
+/* The same on a context of its own, and on a team context (PE numbers translated in C). */
+static shmem_ctx_t ctx, team_ctx;
+
+static void ctx_put8_quiet(long n)
+{
+	if (me == 0)
+		for (long i = 0; i < n; i++) {
+			shmem_ctx_putmem(ctx, dst, &src, 8, 1);
+			shmem_ctx_quiet(ctx);
+		}
+}
+
+static void team_ctx_put8_quiet(long n)
+{
+	if (me == 0)
+		for (long i = 0; i < n; i++) {
+			shmem_ctx_putmem(team_ctx, dst, &src, 8, 1);
+			shmem_ctx_quiet(team_ctx);
+		}
+}
+#endif
+
 static void long_p(long n)
 {
 	if (me == 0)
@@ -160,6 +183,14 @@ int main(void)
 	measure("fetch_add", fetch_add);
 	measure("barrier_all", barrier_all);
 	measure("pingpong", pingpong);
+#ifdef SHMEM_CTX_DEFAULT
+	shmem_team_t team;
+	shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 2, NULL, 0, &team);
+	if (shmem_ctx_create(0, &ctx) != 0 || shmem_team_create_ctx(team, 0, &team_ctx) != 0)
+		shmem_global_exit(2);
+	measure("ctx_put8_quiet", ctx_put8_quiet);
+	measure("team_ctx_put8_quiet", team_ctx_put8_quiet);
+#endif
 	shmem_finalize();
 	return 0;
 }

@@ -62,6 +62,32 @@ int main(int argc, char **argv)
 		shmem_putmem_signal(heap, &local, sizeof local, (uint64_t *)heap + 8, 1, 7, 0);
 	else if (strcmp(c, "get-null") == 0)
 		shmem_getmem(NULL, heap, 8, 0);
+	else if (strcmp(c, "ctx-destroyed") == 0) {
+		shmem_ctx_t ctx;
+		shmem_ctx_create(0, &ctx);
+		shmem_ctx_destroy(ctx);
+		shmem_ctx_long_p(ctx, heap, 1, 0);
+	} else if (strcmp(c, "ctx-team-pe") == 0) {
+		shmem_team_t one;
+		shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+		shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 1, 1, NULL, 0, &one);
+		if (one != SHMEM_TEAM_INVALID)
+			shmem_team_create_ctx(one, 0, &ctx);
+		shmem_ctx_long_atomic_add(ctx, heap, 1, 1); /* PE 1 of a one-PE team; nothing on the others */
+	} else if (strcmp(c, "ctx-default-destroy") == 0)
+		shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
+	else if (strcmp(c, "to-all-outside") == 0) {
+		/* PE 1 calls a reduction over the active set {PE 0}: nothing happens (Open MPI's way). */
+		static int d[1], src[1] = {5}, w[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+		static long double ld[1], lsrc[1] = {2.5L}, lw[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+		static long ps[SHMEM_REDUCE_SYNC_SIZE], ps2[SHMEM_REDUCE_SYNC_SIZE];
+		d[0] = -1;
+		ld[0] = -1;
+		shmem_int_sum_to_all(d, src, 1, 0, 0, 1, w, ps);
+		shmem_longdouble_max_to_all(ld, lsrc, 1, 0, 0, 1, lw, ps2);
+		printf("PE %d: dest %d %.1Lf\n", shmem_my_pe(), d[0], ld[0]);
+	} else if (strcmp(c, "lock-stack") == 0)
+		shmem_set_lock(&local);
 	else if (strcmp(c, "static-too-big") == 0)
 		big_static_data[0] = 1; /* not reached: shmem_init fails */
 	else if (strcmp(c, "exhausted") == 0) {

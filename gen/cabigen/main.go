@@ -1,7 +1,8 @@
 // Command cabigen generates goshmem's C ABI from the tables in gen/tables and the spec's type
-// families (families.go): the header include/shmem.h, the C entry points cabi/zshmem.c, the
-// Go tables cabi/zcabi.go (routine names, per-type dispatch) and the compile test of the
-// generic selections cabi/testdata/zgenerics.c. The header's constants are the Go API's,
+// families (families.go): the headers include/shmem.h and pshmem.h, the C entry points
+// cabi/zshmem.c, the Go tables cabi/zcabi.go (routine names, per-type dispatch), the
+// compile test of the generic selections cabi/testdata/zgenerics.c and the per-type test of
+// the context routines cabi/testdata/zctx.c. The header's constants are the Go API's,
 // printed by cabi/internal/apiconst.
 //
 // Run it through go generate from the repository root:
@@ -46,9 +47,11 @@ func main() {
 		log.Fatal(err)
 	}
 	write(filepath.Join(*root, "include", "shmem.h"), m.header(consts))
+	write(filepath.Join(*root, "include", "pshmem.h"), m.pheader())
 	write(filepath.Join(*root, "cabi", "zshmem.c"), m.csource())
 	write(filepath.Join(*root, "cabi", "zcabi.go"), gofmt(m.gosource()))
 	write(filepath.Join(*root, "cabi", "testdata", "zgenerics.c"), m.genericsTest())
+	write(filepath.Join(*root, "cabi", "testdata", "zctx.c"), m.ctxTest())
 }
 
 // Const is one #define of the header.
@@ -75,7 +78,7 @@ func apiConstants(root string) ([]Const, error) {
 	return cs, nil
 }
 
-// Model is everything the three files are made of.
+// Model is everything the four files are made of.
 type Model struct {
 	sections []Section
 	funcs    [][]Func // per section
@@ -87,7 +90,7 @@ func build() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{sections: sections(), all: all}
+	m := &Model{sections: withCtxSections(sections()), all: all}
 	seen := map[string]bool{}
 	for _, s := range m.sections {
 		var fs []Func
@@ -107,6 +110,25 @@ func build() (*Model, error) {
 		m.funcs = append(m.funcs, fs)
 	}
 	return m, nil
+}
+
+// withCtxSections follows every section that has routines with a context form by a section
+// of those forms.
+func withCtxSections(ss []Section) []Section {
+	var out []Section
+	for _, s := range ss {
+		out = append(out, s)
+		var twins []Routine
+		for _, r := range s.Routines {
+			if r.Ctx {
+				twins = append(twins, ctxTwin(r))
+			}
+		}
+		if twins != nil {
+			out = append(out, Section{"On a communication context: " + s.Title, twins})
+		}
+	}
+	return out
 }
 
 // Constants the C API adds to the Go API's, and the deprecated spellings of both.
@@ -134,8 +156,9 @@ func (m *Model) header(consts []Const) []byte {
 	p("/* %s */\n", header)
 	p(`/* shmem.h: the OpenSHMEM 1.5 C API of goshmem (libgoshmem). Compile and link with shmemcc;
  * run with shmemrun. Symmetric data: memory from shmem_malloc and friends, and the program's
- * global and static variables (when linked against libgoshmem.so). Contexts are not
- * provided. */
+ * global and static variables (when linked against libgoshmem.so). Also OpenSHMEM 1.6's
+ * shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget and shmem_signal_add/set; pshmem.h is
+ * the profiling interface. */
 #ifndef SHMEM_H
 #define SHMEM_H
 
@@ -187,6 +210,15 @@ typedef struct {
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 #define SHMEM_TEAM_WORLD ((shmem_team_t)1)
 #define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+#define SHMEM_TEAM_NODE ((shmem_team_t)3)
+
+/* Communication contexts: a handle points to the library's description of the context;
+ * SHMEM_CTX_DEFAULT is the default context's, SHMEM_CTX_INVALID a null pointer (operations
+ * on it do nothing). */
+typedef struct goshmem_ctx *shmem_ctx_t;
+extern struct goshmem_ctx goshmem_ctx_default;
+#define SHMEM_CTX_DEFAULT (&goshmem_ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 `)
 	for i, s := range m.sections {
 		p("\n/* %s */\n", s.Title)
@@ -203,9 +235,15 @@ typedef struct {
  * size_t, are among them). */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 `)
+	p("%s", arityMacros)
+	p("/* shmem_sync(team) (team-based) and shmem_sync(PE_start, logPE_stride, PE_size, pSync). */\n")
+	p("#define shmem_sync(...) GOSHMEM_C11_BY_ARITY(goshmem_c11_shmem_sync, __VA_ARGS__)\n")
+	p("#define goshmem_c11_shmem_sync_1(team) shmem_team_sync(team)\n")
+	p("#define goshmem_c11_shmem_sync_4(PE_start, logPE_stride, PE_size, pSync) shmem_sync(PE_start, logPE_stride, PE_size, pSync)\n")
 	for _, s := range m.sections {
 		for _, r := range s.Routines {
-			if r.Generic != "" {
+			// A context form's selection is its routine's (the context an optional first argument).
+			if r.Generic != "" && !r.Twin {
 				p("%s\n", m.generic(r))
 			}
 		}
@@ -214,9 +252,70 @@ typedef struct {
 	return b.Bytes()
 }
 
+// arityMacros count a generic selection's arguments: a family with a context form is called
+// with the context first or without it, which the argument count tells apart.
+const arityMacros = `#define GOSHMEM_C11_CAT_(a, b) a##b
+#define GOSHMEM_C11_CAT(a, b) GOSHMEM_C11_CAT_(a, b)
+#define GOSHMEM_C11_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, n, ...) n
+#define GOSHMEM_C11_NARGS(...) GOSHMEM_C11_NARGS_(__VA_ARGS__, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+/* name(args...) is name_N(args...), N the number of arguments. */
+#define GOSHMEM_C11_BY_ARITY(name, ...) GOSHMEM_C11_CAT(name##_, GOSHMEM_C11_NARGS(__VA_ARGS__))(__VA_ARGS__)
+`
+
 // generic is the _Generic macro of a typed family: it selects on the first argument of type
-// TYPE or TYPE * (through *, which drops qualifiers).
+// TYPE or TYPE * (through *, which drops qualifiers). A family with a context form selects by
+// the argument count first: shmem_put(dest, source, nelems, pe) and
+// shmem_put(ctx, dest, source, nelems, pe).
 func (m *Model) generic(r Routine) string {
+	plain := m.selection(r, r.Generic)
+	if !r.Ctx {
+		return plain
+	}
+	n := len(params(r.Proto))
+	base := "goshmem_c11_" + r.Generic
+	return fmt.Sprintf("#define %s(...) GOSHMEM_C11_BY_ARITY(%s, __VA_ARGS__)\n%s\n%s", r.Generic, base,
+		m.selection(r, fmt.Sprintf("%s_%d", base, n)), m.selection(ctxTwin(r), fmt.Sprintf("%s_%d", base, n+1)))
+}
+
+// genericKey is one key of a generic selection: basic C type C selects the routine of T.
+type genericKey struct {
+	C string
+	T CType
+}
+
+// typedefBasic is the basic C type each fixed-width typedef is on LP64 Linux (glibc): a
+// family that has the typedef's routine but not the basic type's (the bitwise team
+// reductions have int8 and int32 but not signed char and int) selects the typedef's routine
+// for it, so the generic selection takes every type its typed routines take.
+var typedefBasic = map[string]string{
+	"int8": "signed char", "int16": "short", "int32": "int", "int64": "long",
+	"uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long",
+	"size": "unsigned long", "ptrdiff": "long",
+}
+
+// genericKeys are the keys of r's generic selection: the family's basic types, then the
+// basic types of its typedefs that the family lacks.
+func (m *Model) genericKeys(r Routine) []genericKey {
+	var keys []genericKey
+	have := map[string]bool{}
+	fam := family(m.all, r.Types)
+	for _, c := range fam {
+		if c.Basic {
+			keys = append(keys, genericKey{c.C, c})
+			have[c.C] = true
+		}
+	}
+	for _, c := range fam {
+		if b, ok := typedefBasic[c.Name]; ok && !c.Basic && !have[b] {
+			keys = append(keys, genericKey{b, c})
+			have[b] = true
+		}
+	}
+	return keys
+}
+
+// selection is the _Generic macro named macro selecting among r's typed routines.
+func (m *Model) selection(r Routine, macro string) string {
 	names := params(r.Proto)
 	sel := ""
 	in := r.Proto[strings.IndexByte(r.Proto, '(')+1 : strings.LastIndexByte(r.Proto, ')')]
@@ -231,14 +330,11 @@ func (m *Model) generic(r Routine) string {
 		}
 	}
 	var keys []string
-	for _, c := range family(m.all, r.Types) {
-		if c.Basic {
-			f := r.mkTyped(c, opKV(r.Op))
-			keys = append(keys, fmt.Sprintf("%s: %s", c.C, f.Name))
-		}
+	for _, k := range m.genericKeys(r) {
+		keys = append(keys, fmt.Sprintf("%s: %s", k.C, r.mkTyped(k.T, opKV(r.Op)).Name))
 	}
 	args := strings.Join(names, ", ")
-	return fmt.Sprintf("#define %s(%s) \\\n\t_Generic(%s, \\\n\t\t%s)(%s)", r.Generic, args, sel, strings.Join(keys, ", \\\n\t\t"), args)
+	return fmt.Sprintf("#define %s(%s) \\\n\t_Generic(%s, \\\n\t\t%s)(%s)", macro, args, sel, strings.Join(keys, ", \\\n\t\t"), args)
 }
 
 func opKV(op *tables.Op) []string {
@@ -307,9 +403,43 @@ enum goshmem_routine {
 	for i, s := range m.sections {
 		p("\n/* %s */\n", s.Title)
 		for _, f := range m.funcs[i] {
-			p("\n%s\n{\n\t%s\n}\n", f.Proto, f.Body)
+			p("\n%s\n{\n\t%s\n}\n#pragma weak %s = p%s\n", profiled(f), f.Body, f.Name, f.Name)
 		}
 	}
+	return b.Bytes()
+}
+
+// profiled is f's prototype under its profiling name, pshmem_ for shmem_ (and p_my_pe for
+// _my_pe): the library defines that one, and the routine's own name is its weak alias, which
+// a tool defines to intercept the calls (the OpenSHMEM profiling interface).
+func profiled(f Func) string {
+	return strings.Replace(f.Proto, f.Name+"(", "p"+f.Name+"(", 1)
+}
+
+// pheader is pshmem.h: the profiling name of every routine.
+func (m *Model) pheader() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("/* %s */\n", header)
+	p(`/* pshmem.h: the OpenSHMEM profiling interface of goshmem. Every routine of shmem.h is also
+ * pshmem_NAME; shmem_NAME is a weak alias of it, so a tool may define shmem_NAME, do its
+ * work and call pshmem_NAME. */
+#ifndef PSHMEM_H
+#define PSHMEM_H
+
+#include <shmem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+`)
+	for i, s := range m.sections {
+		p("\n/* %s */\n", s.Title)
+		for _, f := range m.funcs[i] {
+			p("%s;\n", profiled(f))
+		}
+	}
+	p("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* PSHMEM_H */\n")
 	return b.Bytes()
 }
 
@@ -367,17 +497,14 @@ func (m *Model) genericsTest() []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("/* %s */\n", header)
-	p("/* Every generic selection with every basic C type of its family (compile only). */\n#include <shmem.h>\n\nvoid generics(void);\n\nvoid generics(void)\n{\n")
+	p("/* Every generic selection with every basic C type of its family with and without a context first (compile only). */\n#include <shmem.h>\n\nvoid generics(void);\n\nvoid generics(void)\n{\n")
 	for _, s := range m.sections {
 		for _, r := range s.Routines {
 			if r.Generic == "" {
 				continue
 			}
-			for _, c := range family(m.all, r.Types) {
-				if !c.Basic {
-					continue
-				}
-				f := r.mkTyped(c, opKV(r.Op))
+			for _, k := range m.genericKeys(r) {
+				f := r.mkTyped(k.T, opKV(r.Op))
 				in := f.Proto[strings.IndexByte(f.Proto, '(')+1 : strings.LastIndexByte(f.Proto, ')')]
 				var args []string
 				for _, decl := range strings.Split(in, ",") {
@@ -386,6 +513,9 @@ func (m *Model) genericsTest() []byte {
 					args = append(args, "("+strings.TrimSpace(decl[:i+1])+")0")
 				}
 				p("\t%s(%s);\n", r.Generic, strings.Join(args, ", "))
+				if r.Ctx {
+					p("\t%s(%s);\n", r.Generic, strings.Join(append([]string{"(shmem_ctx_t)0"}, args...), ", "))
+				}
 			}
 		}
 	}

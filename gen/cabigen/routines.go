@@ -17,7 +17,10 @@ import (
 //
 // A typed family is Types (TYPENAMEs), a sized one Sizes; Generic names the C11 generic
 // selection over the family's basic C types. NoGo is the body for C types without a Go type
-// (long double), where Body needs one.
+// (long double), where Body needs one. {CTX} in a body is the communication context: the
+// default one in the routine itself; Ctx says the routine also has a shmem_ctx_ form taking
+// the context first (ctxTwin), which its generic selection accepts as an optional first
+// argument.
 type Routine struct {
 	Proto, Body string
 	Types       string
@@ -25,6 +28,37 @@ type Routine struct {
 	Generic     string
 	NoGo        string
 	Op          *tables.Op
+	Ctx         bool
+	Twin        bool // the context form of another routine
+}
+
+// ctxDefault is what {CTX} becomes in a routine without a context argument.
+const ctxDefault = "SHMEM_CTX_DEFAULT"
+
+// ctxTwin is r's shmem_ctx_ form: the name's shmem_ becomes shmem_ctx_, the context comes
+// first, and the body passes it.
+func ctxTwin(r Routine) Routine {
+	i := strings.Index(r.Proto, "shmem_")
+	open := strings.IndexByte(r.Proto, '(')
+	args := r.Proto[open+1:]
+	if strings.HasPrefix(args, "void)") {
+		args = "shmem_ctx_t ctx)"
+	} else {
+		args = "shmem_ctx_t ctx, " + args
+	}
+	r.Proto = r.Proto[:i] + "shmem_ctx_" + r.Proto[i+len("shmem_"):open+1] + args
+	r.Body = strings.ReplaceAll(r.Body, "{CTX}", "ctx")
+	r.NoGo = strings.ReplaceAll(r.NoGo, "{CTX}", "ctx")
+	r.Ctx, r.Twin = false, true
+	return r
+}
+
+// withCtx marks routines as having a context form.
+func withCtx(rs []Routine) []Routine {
+	for i := range rs {
+		rs[i].Ctx = true
+	}
+	return rs
 }
 
 // Section is a group of routines in the header, under a title.
@@ -40,6 +74,8 @@ type Func struct {
 }
 
 func (r Routine) expand(all map[string]CType) ([]Func, error) {
+	r.Body = strings.ReplaceAll(r.Body, "{CTX}", ctxDefault)
+	r.NoGo = strings.ReplaceAll(r.NoGo, "{CTX}", ctxDefault)
 	sub := func(s string, kv ...string) string {
 		return strings.NewReplacer(kv...).Replace(s)
 	}
@@ -127,8 +163,8 @@ var (
 func sections() []Section {
 	s := []Section{
 		{"Library setup, exit and query", []Routine{
-			{Proto: "void shmem_init(void)", Body: "goshmem_init({R});"},
-			{Proto: "int shmem_init_thread(int requested, int *provided)", Body: "(void)requested;\n\tgoshmem_init({R});\n\tif (provided)\n\t\t*provided = SHMEM_THREAD_MULTIPLE;\n\treturn 0;"},
+			{Proto: "void shmem_init(void)", Body: "goshmem_init({R});\n\tgoshmem_implicit_finalize();"},
+			{Proto: "int shmem_init_thread(int requested, int *provided)", Body: "(void)requested;\n\tgoshmem_init({R});\n\tgoshmem_implicit_finalize();\n\tif (provided)\n\t\t*provided = SHMEM_THREAD_MULTIPLE;\n\treturn 0;"},
 			{Proto: "void shmem_query_thread(int *provided)", Body: "goshmem_check({R});\n\t*provided = SHMEM_THREAD_MULTIPLE;"},
 			{Proto: "void shmem_finalize(void)", Body: "goshmem_finalize({R});"},
 			{Proto: "void shmem_global_exit(int status)", Body: "goshmem_global_exit({R}, status);"},
@@ -137,14 +173,17 @@ func sections() []Section {
 			{Proto: "int shmem_pe_accessible(int pe)", Body: "return goshmem_pe_accessible({R}, pe);"},
 			{Proto: "int shmem_addr_accessible(const void *addr, int pe)", Body: "return goshmem_addr_accessible({R}, (void *)addr, pe);"},
 			{Proto: "void *shmem_ptr(const void *dest, int pe)", Body: "return goshmem_fast_ptr({R}, dest, pe);"},
+			{Proto: "void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)", Body: "return goshmem_team_ptr({R}, (uintptr_t)team, (void *)dest, pe);"},
 			{Proto: "void shmem_info_get_version(int *major, int *minor)", Body: "*major = SHMEM_MAJOR_VERSION;\n\t*minor = SHMEM_MINOR_VERSION;"},
+			{Proto: "void shmem_pcontrol(const int level, ...)", Body: "(void)level; /* the profiling interface's: for tools that intercept it */"},
 			{Proto: "void shmem_info_get_name(char *name)", Body: "strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);\n\tname[SHMEM_MAX_NAME_LEN - 1] = 0;"},
 		}},
 		{"Memory management (collective; NULL when the heap is exhausted, with the reason on stderr)", []Routine{
 			{Proto: "void *shmem_malloc(size_t size)", Body: "return goshmem_malloc({R}, size, 0);"},
 			{Proto: "void *shmem_malloc_with_hints(size_t size, long hints)", Body: "(void)hints;\n\treturn goshmem_malloc({R}, size, 0);"},
 			{Proto: "void *shmem_calloc(size_t count, size_t size)", Body: "return goshmem_calloc({R}, count, size);"},
-			{Proto: "void *shmem_align(size_t alignment, size_t size)", Body: "return goshmem_malloc({R}, size, alignment);"},
+			// A zero alignment or one not a power of two: NULL, as Open MPI's OSHMEM (no action, so no barrier).
+			{Proto: "void *shmem_align(size_t alignment, size_t size)", Body: "if (alignment == 0 || (alignment & (alignment - 1)))\n\t\treturn NULL;\n\treturn goshmem_malloc({R}, size, alignment);"},
 			{Proto: "void *shmem_realloc(void *ptr, size_t size)", Body: "return goshmem_realloc({R}, ptr, size);"},
 			{Proto: "void shmem_free(void *ptr)", Body: "goshmem_free({R}, ptr);"},
 		}},
@@ -159,41 +198,60 @@ func sections() []Section {
 				Body: "return goshmem_team_split_2d({R}, (uintptr_t)parent_team, xrange, (void *)xaxis_config, xaxis_mask, xaxis_team, (void *)yaxis_config, yaxis_mask, yaxis_team);"},
 			{Proto: "void shmem_team_destroy(shmem_team_t team)", Body: "goshmem_team_destroy({R}, (uintptr_t)team);"},
 		}},
-		{"Remote memory access, typed: " + rmaNote, []Routine{
-			{Types: rmaTypes, Generic: "shmem_put", Proto: "void shmem_{N}_put({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_nbi", Proto: "void shmem_{N}_put_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
-			{Types: rmaTypes, Generic: "shmem_get", Proto: "void shmem_{N}_get({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
-			{Types: rmaTypes, Generic: "shmem_get_nbi", Proto: "void shmem_{N}_get_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
-			{Types: rmaTypes, Generic: "shmem_p", Proto: "void shmem_{N}_p({T} *dest, {T} value, int pe)", Body: "goshmem_fast_put({R}, dest, &value, sizeof value, pe);"},
-			{Types: rmaTypes, Generic: "shmem_g", Proto: "{T} shmem_{N}_g(const {T} *source, int pe)", Body: "{T} v;\n\tgoshmem_fast_get({R}, &v, source, sizeof v, pe);\n\treturn v;"},
-			{Types: rmaTypes, Generic: "shmem_iput", Proto: "void shmem_{N}_iput({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_iget", Proto: "void shmem_{N}_iget({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_signal", Proto: "void shmem_{N}_put_signal({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), sig_addr, signal, sig_op, pe);"},
-			{Types: rmaTypes, Generic: "shmem_put_signal_nbi", Proto: "void shmem_{N}_put_signal_nbi({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), sig_addr, signal, sig_op, pe);"},
+		{"Communication contexts (the options: SHMEM_CTX_SERIALIZED, _PRIVATE, _NOSTORE; every thread level is SHMEM_THREAD_MULTIPLE)", []Routine{
+			{Proto: "int shmem_ctx_create(long options, shmem_ctx_t *ctx)", Body: "return goshmem_ctx_create({R}, (uintptr_t)SHMEM_TEAM_WORLD, options, (void **)ctx);"},
+			{Proto: "int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)", Body: "return goshmem_ctx_create({R}, (uintptr_t)team, options, (void **)ctx);"},
+			{Proto: "void shmem_ctx_destroy(shmem_ctx_t ctx)", Body: "goshmem_ctx_destroy({R}, ctx);"},
+			{Proto: "int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)", Body: "return goshmem_ctx_get_team({R}, ctx, (uintptr_t *)team);"},
 		}},
-		{"Remote memory access, sized and in bytes", []Routine{
-			{Sizes: sizes, Proto: "void shmem_put{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_get{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_get{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems * {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_iput{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_iget{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
-			{Sizes: sizes, Proto: "void shmem_put{S}_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
-			{Proto: "void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems, pe);"},
-			{Proto: "void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, dest, source, nelems, pe);"},
-			{Proto: "void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems, pe);"},
-			{Proto: "void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, dest, source, nelems, pe);"},
-			{Proto: "void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
-			{Proto: "void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
-			{Proto: "uint64_t shmem_signal_fetch(const uint64_t *sig_addr)", Body: "return goshmem_fast_signal_fetch({R}, sig_addr);"},
-			{Proto: "uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)", Body: "return goshmem_signal_wait_until({R}, sig_addr, cmp, cmp_value);"},
-		}},
-		{"Atomic memory operations", amoRoutines()},
+		{"Remote memory access, typed: " + rmaNote, withCtx([]Routine{
+			{Types: rmaTypes, Generic: "shmem_put", Proto: "void shmem_{N}_put({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_nbi", Proto: "void shmem_{N}_put_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
+			{Types: rmaTypes, Generic: "shmem_get", Proto: "void shmem_{N}_get({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
+			{Types: rmaTypes, Generic: "shmem_get_nbi", Proto: "void shmem_{N}_get_nbi({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
+			{Types: rmaTypes, Generic: "shmem_p", Proto: "void shmem_{N}_p({T} *dest, {T} value, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, &value, sizeof value, pe);"},
+			{Types: rmaTypes, Generic: "shmem_g", Proto: "{T} shmem_{N}_g(const {T} *source, int pe)", Body: "{T} v = 0; /* SHMEM_CTX_INVALID: nothing is read */\n\tgoshmem_fast_get({R}, {CTX}, &v, source, sizeof v, pe);\n\treturn v;"},
+			{Types: rmaTypes, Generic: "shmem_iput", Proto: "void shmem_{N}_iput({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, {CTX}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_iget", Proto: "void shmem_{N}_iget({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, {CTX}, dest, (void *)source, dst, sst, nelems, sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_ibput", Proto: "void shmem_{N}_ibput({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)", Body: "goshmem_ibput({R}, {CTX}, dest, (void *)source, dst, sst, bsize, nblocks, sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_ibget", Proto: "void shmem_{N}_ibget({T} *dest, const {T} *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)", Body: "goshmem_ibget({R}, {CTX}, dest, (void *)source, dst, sst, bsize, nblocks, sizeof({T}), pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_signal", Proto: "void shmem_{N}_put_signal({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), sig_addr, signal, sig_op, pe);"},
+			{Types: rmaTypes, Generic: "shmem_put_signal_nbi", Proto: "void shmem_{N}_put_signal_nbi({T} *dest, const {T} *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), sig_addr, signal, sig_op, pe);"},
+		})},
+		{"Remote memory access, sized and in bytes", append(withCtx([]Routine{
+			{Sizes: sizes, Proto: "void shmem_put{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_get{S}(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_get{S}_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, nelems * {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_iput{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iput({R}, {CTX}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_iget{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)", Body: "goshmem_iget({R}, {CTX}, dest, (void *)source, dst, sst, nelems, {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_ibput{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)", Body: "goshmem_ibput({R}, {CTX}, dest, (void *)source, dst, sst, bsize, nblocks, {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_ibget{S}(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)", Body: "goshmem_ibget({R}, {CTX}, dest, (void *)source, dst, sst, bsize, nblocks, {SB}, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
+			{Sizes: sizes, Proto: "void shmem_put{S}_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems * {SB}, sig_addr, signal, sig_op, pe);"},
+			{Proto: "void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)", Body: "goshmem_fast_get({R}, {CTX}, dest, source, nelems, pe);"},
+			{Proto: "void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
+			{Proto: "void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
+			// OpenSHMEM 1.6: a signal update without data.
+			{Proto: "void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);"},
+			{Proto: "void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);"},
+		}),
+			Routine{Proto: "uint64_t shmem_signal_fetch(const uint64_t *sig_addr)", Body: "return goshmem_fast_signal_fetch({R}, sig_addr);"},
+			Routine{Proto: "uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)", Body: "return goshmem_signal_wait_until({R}, sig_addr, cmp, cmp_value);"},
+		)},
+		{"Atomic memory operations", withCtx(amoRoutines())},
 		{"Point-to-point synchronization: " + someNote, syncRoutines()},
-		{"Memory ordering", []Routine{
-			{Proto: "void shmem_quiet(void)", Body: "goshmem_fast_quiet({R});"},
-			{Proto: "void shmem_fence(void)", Body: "goshmem_fast_fence({R});"},
+		{"Memory ordering", withCtx([]Routine{
+			{Proto: "void shmem_quiet(void)", Body: "goshmem_fast_quiet({R}, {CTX});"},
+			{Proto: "void shmem_fence(void)", Body: "goshmem_fast_fence({R}, {CTX});"},
+		})},
+		{"Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first)", []Routine{
+			{Proto: "void shmem_set_lock(long *lock)", Body: "goshmem_lock({R}, GOSHMEM_LOCK_SET, lock);"},
+			{Proto: "int shmem_test_lock(long *lock)", Body: "return goshmem_lock({R}, GOSHMEM_LOCK_TEST, lock);"},
+			{Proto: "void shmem_clear_lock(long *lock)", Body: "goshmem_lock({R}, GOSHMEM_LOCK_CLEAR, lock);"},
 		}},
 		{"Barriers and synchronization", []Routine{
 			{Proto: "void shmem_barrier_all(void)", Body: "goshmem_barrier_all({R});"},
@@ -224,18 +282,29 @@ func sections() []Section {
 		{"Reductions: teams", reduceRoutines(false)},
 		{"Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements)", reduceRoutines(true)},
 		{"Deprecated", []Routine{
+			// The cache routines of OpenSHMEM 1.0: no-ops (every PE's memory is coherent).
+			{Proto: "void shmem_clear_cache_inv(void)", Body: "goshmem_check({R});"},
+			{Proto: "void shmem_set_cache_inv(void)", Body: "goshmem_check({R});"},
+			{Proto: "void shmem_clear_cache_line_inv(void *dest)", Body: "(void)dest;\n\tgoshmem_check({R});"},
+			{Proto: "void shmem_set_cache_line_inv(void *dest)", Body: "(void)dest;\n\tgoshmem_check({R});"},
+			{Proto: "void shmem_udcflush(void)", Body: "goshmem_check({R});"},
+			{Proto: "void shmem_udcflush_line(void *dest)", Body: "(void)dest;\n\tgoshmem_check({R});"},
 			{Proto: "void start_pes(int npes)", Body: "(void)npes;\n\tgoshmem_init({R});"},
+			{Proto: "void *shmalloc(size_t size)", Body: "return goshmem_malloc({R}, size, 0);"},
+			{Proto: "void shfree(void *ptr)", Body: "goshmem_free({R}, ptr);"},
+			{Proto: "void *shrealloc(void *ptr, size_t size)", Body: "return goshmem_realloc({R}, ptr, size);"},
+			{Proto: "void *shmemalign(size_t alignment, size_t size)", Body: "if (alignment == 0 || (alignment & (alignment - 1)))\n\t\treturn NULL;\n\treturn goshmem_malloc({R}, size, alignment);"},
 			{Proto: "int _my_pe(void)", Body: "return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe({R});"},
 			{Proto: "int _num_pes(void)", Body: "return goshmem_fp.npes ? goshmem_fp.npes : goshmem_n_pes({R});"},
 			{Types: deprecatedSyncTypes, Generic: "shmem_wait", Proto: "void shmem_{N}_wait({T} *ivar, {T} cmp_value)", Body: "if (goshmem_poll_{N}(ivar, SHMEM_CMP_NE, cmp_value, goshmem_wait_polls()) <= 0)\n\t\tgoshmem_wait_until({R}, {TI}, ivar, SHMEM_CMP_NE, (uint64_t)cmp_value);"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_swap", Proto: "{T} shmem_{N}_swap({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_SWAP, dest, goshmem_bits_{N}(value), 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_cswap", Proto: "{T} shmem_{N}_cswap({T} *dest, {T} cond, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_{N}(value), goshmem_bits_{N}(cond), pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_finc", Proto: "{T} shmem_{N}_finc({T} *dest, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_fadd", Proto: "{T} shmem_{N}_fadd({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe);"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_fetch", Proto: "{T} shmem_{N}_fetch(const {T} *source, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, GOSHMEM_AMO_SET, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_swap", Proto: "{T} shmem_{N}_swap({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_SWAP, dest, goshmem_bits_{N}(value), 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_cswap", Proto: "{T} shmem_{N}_cswap({T} *dest, {T} cond, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_{N}(value), goshmem_bits_{N}(cond), pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_finc", Proto: "{T} shmem_{N}_finc({T} *dest, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_fadd", Proto: "{T} shmem_{N}_fadd({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe));"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_fetch", Proto: "{T} shmem_{N}_fetch(const {T} *source, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_SET, dest, goshmem_bits_{N}(value), 0, pe);"},
 		}},
 	}
 	return s
@@ -248,7 +317,7 @@ func amoRoutines() []Routine {
 		return Routine{Types: types, Generic: generic, Proto: proto, Body: body}
 	}
 	call := func(op, dest, value, cond string) string {
-		return fmt.Sprintf("goshmem_fast_amo{B}({R}, GOSHMEM_AMO_%s, %s, %s, %s, pe)", op, dest, value, cond)
+		return fmt.Sprintf("goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_%s, %s, %s, %s, pe)", op, dest, value, cond)
 	}
 	ret := func(c string) string { return "return goshmem_from_{N}(" + c + ");" }
 	nbi := func(c string) string { return "*fetch = goshmem_from_{N}(" + c + ");" }

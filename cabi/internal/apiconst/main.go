@@ -35,6 +35,9 @@ func main() {
 		{"SHMEM_CMP_LE", int(shmem.CmpLE)},
 		{"SHMEM_SIGNAL_SET", int(shmem.SignalSet)},
 		{"SHMEM_SIGNAL_ADD", int(shmem.SignalAdd)},
+		{"SHMEM_CTX_SERIALIZED", cLong(int64(shmem.CtxSerialized))},
+		{"SHMEM_CTX_PRIVATE", cLong(int64(shmem.CtxPrivate))},
+		{"SHMEM_CTX_NOSTORE", cLong(int64(shmem.CtxNostore))},
 	} {
 		switch v := c.value.(type) {
 		case string:
@@ -44,3 +47,8 @@ func main() {
 		}
 	}
 }
+
+// cLong is v as a C long literal (the options of shmem_ctx_create are longs).
+type cLong int64
+
+func (v cLong) String() string { return fmt.Sprintf("%dL", int64(v)) }
