@@ -119,7 +119,9 @@ func alltoallStaged(who string, g Group, h *hier, me int, a *area, x AlltoallArg
 	}
 	slices.Sort(far) // slot i of a sender's scratch is for its i-th far member, in group order
 	F := len(far)
-	per := max(shm.ScratchSize/F/int(x.Size), 1) // elements per slot and round
+	// Slots are as large on every PE (a receiver finds its slot at a sender by the same
+	// arithmetic): the PE with the most members on other nodes must fit them all.
+	per := max(shm.ScratchSize/h.maxFar/int(x.Size), 1) // elements per slot and round
 	slotBytes := uintptr(per) * x.Size
 	scratch := reserved(shm.ReservedScratchOff)
 	tmp, buf := getScratch[byte](per * int(x.Size))

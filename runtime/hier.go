@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -30,6 +31,7 @@ type hier struct {
 	leadMe int   // my index in lead, -1 when I am not my node's leader
 	// leaderOf[i] is the index in lead of the leader of group member i's node.
 	leaderOf []int
+	maxFar   int // the most members any member has on other nodes than its own
 }
 
 var hiers sync.Map // Group -> *hier (nil: the group is on my node only)
@@ -69,6 +71,11 @@ func splitByNode(g Group, node func(pe int) int, self int) *hier {
 	if len(leaders) == 1 {
 		return nil
 	}
+	count := make([]int, len(leaders))
+	for _, l := range h.leaderOf {
+		count[l]++
+	}
+	h.maxFar = g.Size - slices.Min(count)
 	h.loc, h.lead = listGroup(mine), listGroup(leaders)
 	h.locMe, h.leadMe = h.loc.Index(self), h.lead.Index(self)
 	return h
