@@ -104,9 +104,6 @@ func (c *Ctx) Destroy(who string) {
 	c.Quiet()
 	c.direct = false
 	c.state.Store(ctxDestroyed)
-	if cl, ok := c.remote.(interface{ Close() }); ok && c.remote != DefaultCtx.remote {
-		cl.Close() // the context's own engine resources (a UCX worker)
-	}
 }
 
 // check panics unless the job runs and c is a live context.

@@ -272,7 +272,6 @@ func netStart() error {
 	}
 	engine = e
 	netT = &ucxTransport{w: w}
-	newRemoteCtx = e.NewContext // each communication context gets a worker of its own
 	// The progress goroutine must run while the PE computes: with a single P it would wait
 	// for the computing goroutine's preemption (10 ms).
 	if runtime.GOMAXPROCS(0) < 2 {
@@ -308,25 +307,6 @@ func (e *ucxEngine) Finalize() {
 		netMu.Unlock()
 	}
 	ucx.Finalize()
-}
-
-func (e *ucxEngine) NewContext() (Transport, error) {
-	if e.w == nil {
-		return nil, nil // one node: a context needs no engine resources
-	}
-	w, err := ucx.NewWorker(npes)
-	if err != nil {
-		return nil, err
-	}
-	for pe := range npes {
-		if e.addrs[pe] != nil {
-			if err := w.Connect(pe, e.addrs[pe], e.rkeys[pe], e.bases[pe]); err != nil {
-				w.Close()
-				return nil, err
-			}
-		}
-	}
-	return &ucxTransport{w: w}, nil
 }
 
 // serve applies the requests other nodes aim at this PE while it computes: it sleeps on
@@ -453,13 +433,6 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	}
 	netFail("atomic", pe, err)
 	return 0
-}
-
-// Close releases a context's worker (after its Quiet).
-func (t *ucxTransport) Close() {
-	lockNet()
-	t.w.Close()
-	unlockNet()
 }
 
 func (t *ucxTransport) Quiet() {
