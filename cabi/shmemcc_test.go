@@ -115,6 +115,32 @@ func TestAutotoolsBuild(t *testing.T) {
 	checkRing(t, run(t, filepath.Join(dir, "hellocxx"), 2), "C++", 2)
 }
 
+// The same project builds with CMake and CC=shmemcc CXX=shmemc++ (CMake runs the
+// compilers to identify them, then checks a header). CI installs cmake; elsewhere the test
+// skips without it.
+func TestCMakeBuild(t *testing.T) {
+	for _, tool := range []string{"cmake", "make"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (apt-get install cmake make): the CMake build is not tested", tool)
+		}
+	}
+	compile(t, "test_some", "../examples/c/test_some.c") // the library, built once
+	cc, cxx := shmemcc(t), cxxWrapper(t)
+	src, err := filepath.Abs("testdata/autotools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := []string{"CC=" + cc, "CXX=" + cxx}
+	out := bounded(t, dir, env, "cmake", src)
+	if !strings.Contains(out, "Looking for shmem.h - found") {
+		t.Errorf("cmake did not find shmem.h through shmemcc:\n%s", out)
+	}
+	bounded(t, dir, env, "make")
+	checkRing(t, run(t, filepath.Join(dir, "hello"), 4), "C", 4)
+	checkRing(t, run(t, filepath.Join(dir, "hellocxx"), 2), "C++", 2)
+}
+
 // --goshmem-install puts the wrappers, shmemrun, the header, both libraries and goshmem.pc
 // under a prefix: a build with pkg-config and no wrapper links and runs, the installed
 // shmemcc uses the prefix and builds nothing, and the installed shmemrun runs the program.
