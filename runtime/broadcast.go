@@ -131,7 +131,7 @@ func bcastHier(who string, g Group, h *hier, me int, a *area, x BcastArgs) {
 	if onRootNode {
 		lx := x
 		lx.Root = h.loc.Index(rootPE)
-		broadcast(who, h.loc, h.locMe, a.phase(0), lx)
+		nodePhase(func() { broadcast(who, h.loc, h.locMe, a.phase(0), lx) })
 	}
 	if h.leadMe >= 0 {
 		buf := x.Dst
@@ -143,6 +143,6 @@ func bcastHier(who string, g Group, h *hier, me int, a *area, x BcastArgs) {
 	if !onRootNode {
 		lx := x
 		lx.Src, lx.Root, lx.ToRoot = x.Dst, 0, true
-		broadcast(who, h.loc, h.locMe, a.phase(1), lx)
+		nodePhase(func() { broadcast(who, h.loc, h.locMe, a.phase(1), lx) })
 	}
 }

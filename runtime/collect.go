@@ -187,5 +187,7 @@ func gatherHierAt(who string, g Group, h *hier, a, na *area, phase int, x Collec
 		}
 		netAllgather(who, h, na, g, x.Dst, off, size)
 	}
-	broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})
+	nodePhase(func() {
+		broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})
+	})
 }

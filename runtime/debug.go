@@ -101,6 +101,9 @@ var (
 // member has signalled into it yet: none has left the first meeting's release), and meet
 // again.
 func debugEnter(a area, g Group, me int, c CollCall) {
+	if nodePhases.Load() > 0 {
+		return // a node phase of a collective across nodes: the whole call was checked
+	}
 	syncCalls++
 	if a.epoch == 0 {
 		if lastPSync.p == a.p && lastPSync.call == syncCalls-1 && !lastPSync.barrier {
@@ -140,7 +143,7 @@ func debugEnter(a area, g Group, me int, c CollCall) {
 
 // debugLeave marks the end of the call in the record.
 func debugLeave() {
-	if debug {
+	if debug && nodePhases.Load() == 0 {
 		atomic.StoreInt32(&obj.Slot(MyPE()).Coll.Active, 0)
 	}
 }

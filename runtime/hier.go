@@ -3,6 +3,7 @@ package rt
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/goshmem/shmem/kernels"
@@ -35,6 +36,18 @@ type hier struct {
 }
 
 var hiers sync.Map // Group -> *hier (nil: the group is on my node only)
+
+// nodePhases counts the node phases of a composed collective this PE is in: the collective
+// over the whole group made SHMEM_DEBUG's checks once; its node phases, one-node
+// collectives on the same sync area, must not check (and count the pSync's use) again.
+var nodePhases atomic.Int32
+
+// nodePhase runs f as a node phase.
+func nodePhase(f func()) {
+	nodePhases.Add(1)
+	defer nodePhases.Add(-1)
+	f()
+}
 
 // hierOf is g's split, or nil when every member of g is on my node.
 func hierOf(g Group) *hier {

@@ -254,10 +254,12 @@ func reduceRing[T kernels.Elem](who string, op kernels.Op, g Group, me int, a ar
 // a node broadcast of the leader's result.
 func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst, src []T) {
 	na := a.net()
-	reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src)
+	nodePhase(func() { reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src) })
 	if h.leadMe >= 0 {
 		netReduce(who, op, h, &na, dst)
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
-	broadcast(who, h.loc, h.locMe, a.phase(1), BcastArgs{Dst: p, Src: p, Bytes: uintptr(len(dst)) * unsafe.Sizeof(dst[0]), ToRoot: true})
+	nodePhase(func() {
+		broadcast(who, h.loc, h.locMe, a.phase(1), BcastArgs{Dst: p, Src: p, Bytes: uintptr(len(dst)) * unsafe.Sizeof(dst[0]), ToRoot: true})
+	})
 }
