@@ -19,10 +19,11 @@ import (
 //
 // A node's leader is the group's lowest PE on it. Signals of the network phase use their
 // own words of the sync area (wordNet on), so a leader's two roles never count each
-// other's signals. Each phase keeps the one-node invariant on its own channel: the node
-// phases return only after every member of the node has entered, and every network phase
-// returns only after every leader has entered, so two alternating areas still serve
-// back-to-back collectives.
+// other's signals. Each channel keeps two alternating areas enough for back-to-back
+// collectives: the node phases return only after every member of the node has entered; in a
+// network phase a leader's words are written only by leaders that cannot be two calls apart
+// from it (the barrier and the allgather wait for every leader; the tree phases exchange a
+// signal with each neighbour every call).
 
 // hier is a group's split across nodes, seen from my PE.
 type hier struct {
