@@ -38,6 +38,7 @@ func printInfo() {
 		return
 	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "goshmem: multi-node engine: %s\n", NetEngine())
 	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE%s, waits %s\n", npes, heapSize,
 		heapRounding(conf.Size("SHMEM_SYMMETRIC_SIZE"), uint64(heapSize)),
 		map[bool]string{true: "yield then sleep (PEs share CPUs)", false: "spin"}[sleepWait])

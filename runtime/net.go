@@ -37,9 +37,6 @@ func local(pe int) bool { return !multiNode || nodeOf[pe] == nodeOf[me] }
 // Local reports whether PE pe shares my node's memory (shmem_ptr can reach it).
 func Local(pe int) bool { return local(pe) }
 
-// TransportOf is what reaches PE pe (checked by the caller).
-func TransportOf(pe int) Transport { return transports[pe] }
-
 // OrderBefore orders my puts to PE pe before my next operation to it (put-with-signal's
 // data before its signal): shared memory's stores are ordered already.
 func OrderBefore(pe int) {
