@@ -13,6 +13,7 @@ import (
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/shmemtest"
+	rt "github.com/goshmem/shmem/runtime"
 )
 
 // Tests of what a job spanning nodes adds; they run when shmemtest launches across nodes
@@ -121,6 +122,98 @@ func TestAcrossNodesProgress(t *testing.T) {
 			}
 		}
 	}, 2)
+}
+
+// Each communication context has a UCX worker of its own, released when it is destroyed;
+// the contexts' operations to other nodes complete at their own Quiet.
+func TestAcrossNodesCtxWorkers(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		const k = 3
+		dst := mustAlloc[int64](t, k)
+		base := rt.EngineWorkers()
+		if base < 1 {
+			t.Fatalf("%d engine workers before any context: want the default one", base)
+		}
+		ctxs := make([]shmem.Ctx, k)
+		for i := range ctxs {
+			c, err := shmem.CtxCreate(shmem.CtxPrivate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctxs[i] = c
+		}
+		if w := rt.EngineWorkers(); w != base+k {
+			t.Fatalf("%d engine workers with %d contexts, want %d", w, k, base+k)
+		}
+		peer := (me + 1) % n // another node: PEs are placed round-robin over the nodes
+		for i, c := range ctxs {
+			shmem.CtxP(c, &dst[i], int64(me*10+i), peer)
+			c.Quiet()
+		}
+		shmem.BarrierAll()
+		from := (me + n - 1) % n
+		for i := range k {
+			if want := int64(from*10 + i); dst[i] != want {
+				t.Fatalf("dst[%d] = %d after context %d's put and quiet, want %d", i, dst[i], i, want)
+			}
+		}
+		for i, c := range ctxs {
+			if g := shmem.CtxG(c, &dst[i], peer); g != int64(me*10+i) {
+				t.Fatalf("context %d read %d, want %d", i, g, me*10+i)
+			}
+			c.Destroy()
+		}
+		if w := rt.EngineWorkers(); w != base {
+			t.Fatalf("%d engine workers after destroying the contexts, want %d", w, base)
+		}
+		shmem.BarrierAll()
+	}, 2, 4)
+}
+
+// Non-blocking puts and gets to another node only start: many are in flight at once, from
+// and into Go memory (pinned until Quiet, while the collector runs), and Quiet completes
+// them all.
+func TestAcrossNodesNBI(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		const chunks, k = 64, 512
+		src := mustAlloc[int64](t, chunks*k)
+		dst := mustAlloc[int64](t, chunks*k)
+		for i := range src {
+			src[i] = int64(me)<<32 | int64(i)
+		}
+		shmem.BarrierAll()
+		peer := (me + 1) % n // on another node
+		got := make([][]int64, chunks)
+		for c := range got {
+			got[c] = make([]int64, k)
+			shmem.GetNBI(got[c], src[c*k:(c+1)*k], peer)
+		}
+		out := make([]int64, chunks*k)
+		for i := range out {
+			out[i] = -int64(i)
+		}
+		for c := 0; c < chunks; c++ {
+			shmem.PutNBI(dst[c*k:(c+1)*k], out[c*k:(c+1)*k], peer)
+		}
+		runtime.GC() // the buffers are pinned, not moved or freed
+		shmem.Quiet()
+		for c := range got {
+			for i, v := range got[c] {
+				if want := int64(peer)<<32 | int64(c*k+i); v != want {
+					t.Fatalf("GetNBI chunk %d element %d = %#x after Quiet, want %#x", c, i, v, want)
+				}
+			}
+		}
+		shmem.BarrierAll()
+		for i, v := range dst {
+			if v != -int64(i) {
+				t.Fatalf("PutNBI element %d = %d after Quiet and a barrier, want %d", i, v, -i)
+			}
+		}
+		shmem.BarrierAll()
+	}, 2, 4)
 }
 
 // A binary built without -tags goshmem_ucx and started by a PMIx launcher stops with a clear

@@ -116,7 +116,7 @@ func CtxPut[T any](c Ctx, dst, src []T, pe int) {
 // CtxPutNBI is PutNBI on context c.
 func CtxPutNBI[T any](c Ctx, dst, src []T, pe int) {
 	if c.c != nil {
-		put("shmem.CtxPutNBI", c.c, dst, src, pe)
+		putNBI("shmem.CtxPutNBI", c.c, dst, src, pe)
 	}
 }
 
@@ -130,7 +130,7 @@ func CtxGet[T any](c Ctx, dst, src []T, pe int) {
 // CtxGetNBI is GetNBI on context c.
 func CtxGetNBI[T any](c Ctx, dst, src []T, pe int) {
 	if c.c != nil {
-		get("shmem.CtxGetNBI", c.c, dst, src, pe)
+		getNBI("shmem.CtxGetNBI", c.c, dst, src, pe)
 	}
 }
 

@@ -13,8 +13,17 @@ import (
 // before later accesses by Quiet or Fence.
 func Put[T any](dst, src []T, pe int) { put("shmem.Put", rt.DefaultCtx, dst, src, pe) }
 
-// PutNBI is the non-blocking Put. On shared memory it completes before returning.
-func PutNBI[T any](dst, src []T, pe int) { put("shmem.PutNBI", rt.DefaultCtx, dst, src, pe) }
+// PutNBI is the non-blocking Put: src may be reused after Quiet, which also completes the
+// delivery. On shared memory it completes before returning; to a PE on another node it
+// only starts the transfer (src stays pinned until Quiet).
+func PutNBI[T any](dst, src []T, pe int) { putNBI("shmem.PutNBI", rt.DefaultCtx, dst, src, pe) }
+
+func putNBI[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
+	if len(dst) < len(src) {
+		panic(fmt.Sprintf("%s: dst has %d elements, src %d", who, len(dst), len(src)))
+	}
+	c.PutNBI(who, sliceAddr(dst), sliceAddr(src), uintptr(len(src))*sizeOf[T](), pe)
+}
 
 func put[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 	if len(dst) < len(src) {
@@ -26,8 +35,17 @@ func put[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 // Get copies the symmetric src on PE pe into dst (len(dst) elements; src must hold them).
 func Get[T any](dst, src []T, pe int) { get("shmem.Get", rt.DefaultCtx, dst, src, pe) }
 
-// GetNBI is the non-blocking Get. On shared memory it completes before returning.
-func GetNBI[T any](dst, src []T, pe int) { get("shmem.GetNBI", rt.DefaultCtx, dst, src, pe) }
+// GetNBI is the non-blocking Get: dst holds the data after Quiet. On shared memory it
+// completes before returning; from a PE on another node it only starts the transfer (dst
+// stays pinned until Quiet).
+func GetNBI[T any](dst, src []T, pe int) { getNBI("shmem.GetNBI", rt.DefaultCtx, dst, src, pe) }
+
+func getNBI[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
+	if len(src) < len(dst) {
+		panic(fmt.Sprintf("%s: src has %d elements, dst %d", who, len(src), len(dst)))
+	}
+	c.GetNBI(who, sliceAddr(dst), sliceAddr(src), uintptr(len(dst))*sizeOf[T](), pe)
+}
 
 func get[T any](who string, c *rt.Ctx, dst, src []T, pe int) {
 	if len(src) < len(dst) {

@@ -6,6 +6,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -15,7 +16,8 @@ import (
 
 // Remote memory access in bytes: every typed and sized C form (shmem_int_put, shmem_put64,
 // shmem_putmem, their _nbi forms, p and g) scales its count by the element size and calls
-// one of these. On shared memory the non-blocking forms complete before returning too.
+// one of these. On shared memory the non-blocking forms complete before returning; to
+// other nodes they only start (a C buffer needs no pinning) and quiet completes them.
 
 //export goshmem_put
 func goshmem_put(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, pe int32) {
@@ -27,6 +29,10 @@ func goshmem_put(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, pe i
 	}
 	d := symCheck(who, "dest", dest, nbytes)
 	local(who, "source", source, nbytes)
+	if nbi(r) {
+		c.PutNBI(who, d, source, nbytes, int(pe))
+		return
+	}
 	c.Put(who, d, source, nbytes, int(pe))
 }
 
@@ -40,8 +46,23 @@ func goshmem_get(r int32, ctx, dest, source unsafe.Pointer, nbytes uintptr, pe i
 	}
 	s := symCheck(who, "source", source, nbytes)
 	local(who, "dest", dest, nbytes)
+	if nbi(r) {
+		c.GetNBI(who, dest, s, nbytes, int(pe))
+		return
+	}
 	c.Get(who, dest, s, nbytes, int(pe))
 }
+
+// nbiRoutines marks the non-blocking routines (named ..._nbi) among routineNames: they
+// share goshmem_put and goshmem_get with the blocking forms.
+var nbiRoutines = func() (b [len(routineNames)]bool) {
+	for i, n := range routineNames {
+		b[i] = strings.HasSuffix(n, "_nbi")
+	}
+	return
+}()
+
+func nbi(r int32) bool { return uint32(r) < uint32(len(nbiRoutines)) && nbiRoutines[r] }
 
 // goshmem_iput copies nelems elements of size bytes, source[i*sst] to dest[i*dst] on pe.
 //

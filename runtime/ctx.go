@@ -82,15 +82,15 @@ func NewCtx(who string, t *Team, options CtxOptions) (*Ctx, error) {
 	t.Check(who)
 	c := &Ctx{Options: options, Team: t, world: t == World || t.G == World.G}
 	c.direct = c.world && t == World
-	// Until the engine gives contexts their own transport, a context shares the default's,
-	// so its Quiet and Fence still complete its operations on other nodes.
 	c.remote = DefaultCtx.remote
 	if newRemoteCtx != nil && !allShm {
 		r, err := newRemoteCtx()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", who, err)
 		}
-		c.remote = r
+		if r != nil { // nil: every PE is on my node
+			c.remote = r
+		}
 	}
 	return c, nil
 }
@@ -104,6 +104,9 @@ func (c *Ctx) Destroy(who string) {
 	c.Quiet()
 	c.direct = false
 	c.state.Store(ctxDestroyed)
+	if cl, ok := c.remote.(interface{ Close() }); ok && c.remote != DefaultCtx.remote {
+		cl.Close() // the context's own engine resources (a UCX worker)
+	}
 }
 
 // check panics unless the job runs and c is a live context.
@@ -203,6 +206,35 @@ func (c *Ctx) Get(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
 		return
 	}
 	c.transport(pe).Get(dst, src, n, pe)
+}
+
+// PutNBI is Put that may return before src may be reused: c's Quiet completes it.
+func (c *Ctx) PutNBI(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
+	pe = c.PE(who, pe)
+	CheckSym(who, "dst", dst, n)
+	if n == 0 {
+		return
+	}
+	if allShm {
+		copyBytes(Remote(dst, pe), src, n)
+		Notify(pe)
+		return
+	}
+	c.transport(pe).PutNBI(dst, src, n, pe)
+}
+
+// GetNBI is Get that may return before dst holds the data: c's Quiet completes it.
+func (c *Ctx) GetNBI(who string, dst, src unsafe.Pointer, n uintptr, pe int) {
+	pe = c.PE(who, pe)
+	CheckSym(who, "src", src, n)
+	if n == 0 {
+		return
+	}
+	if allShm {
+		copyBytes(dst, Remote(src, pe), n)
+		return
+	}
+	c.transport(pe).GetNBI(dst, src, n, pe)
 }
 
 // IPut copies n elements of size bytes from src (every srcStride-th element) to the

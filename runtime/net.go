@@ -85,6 +85,9 @@ type netEngine interface {
 	// Check ends the job when a PE on another node is lost, or a PE of my node ended
 	// before Finalize (a PMIx launcher may not notice a PE that exits with status 0).
 	Check()
+	// NewContext makes the remote part of a communication context: its own worker, so its
+	// Quiet waits for its own operations only.
+	NewContext() (Transport, error)
 }
 
 var engine netEngine

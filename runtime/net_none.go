@@ -10,5 +10,8 @@ func netAttach() (*shm.Object, int, error) { return nil, 0, errNoEngine }
 
 func netStart() error { return nil }
 
+// EngineWorkers counts the engine's live workers: none without the engine.
+func EngineWorkers() int { return 0 }
+
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return "none (built without -tags goshmem_ucx: one node)" }

@@ -272,6 +272,7 @@ func netStart() error {
 	}
 	engine = e
 	netT = &ucxTransport{w: w}
+	newRemoteCtx = e.NewContext // each communication context gets a worker of its own
 	// The progress goroutine must run while the PE computes: with a single P it would wait
 	// for the computing goroutine's preemption (10 ms).
 	if runtime.GOMAXPROCS(0) < 2 {
@@ -309,6 +310,25 @@ func (e *ucxEngine) Finalize() {
 	ucx.Finalize()
 }
 
+func (e *ucxEngine) NewContext() (Transport, error) {
+	if e.w == nil {
+		return nil, nil // one node: a context needs no engine resources
+	}
+	w, err := ucx.NewWorker(npes)
+	if err != nil {
+		return nil, err
+	}
+	for pe := range npes {
+		if e.addrs[pe] != nil {
+			if err := w.Connect(pe, e.addrs[pe], e.rkeys[pe], e.bases[pe]); err != nil {
+				w.Close()
+				return nil, err
+			}
+		}
+	}
+	return &ucxTransport{w: w}, nil
+}
+
 // serve applies the requests other nodes aim at this PE while it computes: it sleeps on
 // the worker's wake-up descriptor, and is parked while the PE waits inside the library
 // (the wait progresses the worker itself). Events may complete puts into memory a local
@@ -340,7 +360,13 @@ func (e *ucxEngine) serve() {
 // ucxTransport reaches PEs on other nodes through one worker. Source and destination
 // buffers may be Go memory, which C must not keep: puts wait until the source may be
 // reused (a Quiet completes them at the target), gets complete before returning.
-type ucxTransport struct{ w *ucx.Worker }
+type ucxTransport struct {
+	w *ucx.Worker
+	// pins holds the Go buffers of non-blocking operations started and not yet completed:
+	// C may keep a pointer to Go memory only while it is pinned. Quiet unpins them.
+	pins    runtime.Pinner
+	pending bool
+}
 
 func (t *ucxTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
 	lockNet()
@@ -373,6 +399,30 @@ func (t *ucxTransport) GetValue(src unsafe.Pointer, size uintptr, pe int) uint64
 func (t *ucxTransport) Get(dst, src unsafe.Pointer, n uintptr, pe int) {
 	lockNet()
 	err := t.w.Get(pe, segOffset(src), dst, n, true)
+	unlockNet()
+	if err != nil {
+		netFail("get", pe, err)
+	}
+}
+
+// PutNBI starts a put whose source the caller leaves alone until Quiet.
+func (t *ucxTransport) PutNBI(dst, src unsafe.Pointer, n uintptr, pe int) {
+	lockNet()
+	t.pins.Pin(src) // nothing for C memory or the symmetric heap
+	t.pending = true
+	err := t.w.Put(pe, segOffset(dst), src, n, false)
+	unlockNet()
+	if err != nil {
+		netFail("put", pe, err)
+	}
+}
+
+// GetNBI starts a get; dst holds the data after Quiet.
+func (t *ucxTransport) GetNBI(dst, src unsafe.Pointer, n uintptr, pe int) {
+	lockNet()
+	t.pins.Pin(dst)
+	t.pending = true
+	err := t.w.Get(pe, segOffset(src), dst, n, false)
 	unlockNet()
 	if err != nil {
 		netFail("get", pe, err)
@@ -435,9 +485,20 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	return 0
 }
 
+// Close releases a context's worker (after its Quiet).
+func (t *ucxTransport) Close() {
+	lockNet()
+	t.w.Close()
+	unlockNet()
+}
+
 func (t *ucxTransport) Quiet() {
 	lockNet()
 	err := t.w.Flush()
+	if t.pending && err == nil {
+		t.pins.Unpin()
+		t.pending = false
+	}
 	unlockNet()
 	if err != nil {
 		netFail("quiet", -1, err)
@@ -451,6 +512,17 @@ func (t *ucxTransport) Fence() {
 	if err != nil {
 		netFail("fence", -1, err)
 	}
+}
+
+// EngineWorkers counts the engine's live UCX workers (the default context's and one per
+// other context); 0 in a one-node job.
+func EngineWorkers() int {
+	if engine == nil {
+		return 0
+	}
+	lockNet()
+	defer unlockNet()
+	return ucx.Workers()
 }
 
 // NetEngine names the multi-node engine built in.

@@ -15,6 +15,10 @@ import (
 type Transport interface {
 	Put(dst, src unsafe.Pointer, n uintptr, pe int)
 	Get(dst, src unsafe.Pointer, n uintptr, pe int)
+	// PutNBI and GetNBI may return before src may be reused or dst holds the data: Quiet
+	// completes them (shared memory completes them at once).
+	PutNBI(dst, src unsafe.Pointer, n uintptr, pe int)
+	GetNBI(dst, src unsafe.Pointer, n uintptr, pe int)
 	// PutValue and GetValue move a scalar of size 1, 2, 4 or 8 bytes (p and g) by value, so
 	// no caller's variable has to live on the heap for the engine.
 	PutValue(dst unsafe.Pointer, v uint64, size uintptr, pe int)
@@ -71,6 +75,9 @@ func transportsInit() {
 type shmTransport struct{}
 
 var shmT = &shmTransport{}
+
+func (t *shmTransport) PutNBI(dst, src unsafe.Pointer, n uintptr, pe int) { t.Put(dst, src, n, pe) }
+func (t *shmTransport) GetNBI(dst, src unsafe.Pointer, n uintptr, pe int) { t.Get(dst, src, n, pe) }
 
 func (*shmTransport) Put(dst, src unsafe.Pointer, n uintptr, pe int) {
 	copyBytes(Remote(dst, pe), src, n)

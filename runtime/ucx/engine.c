@@ -91,7 +91,24 @@ struct gsx_worker {
 	ucp_rkey_h *rkey;
 	uint64_t *base;
 	uint64_t discard; // the reply of posted swaps nobody reads
+	gsx_worker *next; // all workers, for progress_others
 };
+
+// The first worker made is the default one, the worker other PEs' requests reach; the
+// others (one per communication context) are linked behind it. Every wait, and every
+// progress of the default worker, progresses them all: the Go side's server is parked while
+// the PE is in the library, and over TCP a context worker that nobody progresses stalls its
+// peers (two PEs waiting on their contexts' flushes hung, and a PE that had read through a
+// context no longer received the next barrier's signal until its context worker ran).
+static gsx_worker *serving;
+
+// progress_others progresses every worker but w; the number of events.
+static unsigned progress_others(gsx_worker *w) {
+	unsigned n = 0;
+	for (gsx_worker *o = serving; o != NULL; o = o->next)
+		if (o != w) n += ucp_worker_progress(o->w);
+	return n;
+}
 
 int gsx_init(void *seg, size_t len, int wakeup) {
 	// AMOs from every PE of a job must be atomic with each other: node-local PEs use CPU
@@ -142,6 +159,8 @@ int gsx_worker_new(gsx_worker **out, int npes, int wakeup) {
 	ucs_status_t s = ucp_worker_create(ctx, &wp, &w->w);
 	if (s != UCS_OK) { free(w->ep); free(w->rkey); free(w->base); free(w); return s; }
 	if (wakeup && (s = ucp_worker_get_efd(w->w, &w->efd)) != UCS_OK) return s;
+	if (serving == NULL) serving = w;
+	else { w->next = serving->next; serving->next = w; }
 	*out = w;
 	return 0;
 }
@@ -200,7 +219,9 @@ static int wait(gsx_worker *w, ucs_status_ptr_t r) {
 	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
 	ucs_status_t s;
 	do {
-		if (ucp_worker_progress(w->w) == 0 && yield_in_wait) sched_yield();
+		unsigned n = ucp_worker_progress(w->w);
+		n += progress_others(w);
+		if (n == 0 && yield_in_wait) sched_yield();
 		s = ucp_request_check_status(r);
 	} while (s == UCS_INPROGRESS);
 	ucp_request_free(r);
@@ -278,7 +299,13 @@ int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
 
 int gsx_flush(gsx_worker *w) { return wait(w, ucp_worker_flush_nbx(w->w, &noparam)); }
 int gsx_fence(gsx_worker *w) { return ucp_worker_fence(w->w); }
-int gsx_progress(gsx_worker *w) { return ucp_worker_progress(w->w); }
+int gsx_workers(void) {
+	int n = 0;
+	for (gsx_worker *o = serving; o != NULL; o = o->next) n++;
+	return n;
+}
+
+int gsx_progress(gsx_worker *w) { return ucp_worker_progress(w->w) + (w == serving ? progress_others(w) : 0); }
 int gsx_arm(gsx_worker *w) { return ucp_worker_arm(w->w); }
 int gsx_efd(gsx_worker *w) { return w->efd; }
 
@@ -298,6 +325,8 @@ void gsx_worker_free(gsx_worker *w) {
 		if (w->rkey[pe]) ucp_rkey_destroy(w->rkey[pe]);
 		if (w->ep[pe]) wait(w, ucp_ep_close_nbx(w->ep[pe], &p));
 	}
+	for (gsx_worker **o = &serving; *o != NULL; o = &(*o)->next)
+		if (*o == w) { *o = w->next; break; }
 	ucp_worker_destroy(w->w);
 	free(w->ep); free(w->rkey); free(w->base); free(w);
 }

@@ -34,6 +34,7 @@ void gsx_set_yield(int y);
 int gsx_flush(gsx_worker *w);
 int gsx_fence(gsx_worker *w);
 int gsx_progress(gsx_worker *w);
+int gsx_workers(void);
 int gsx_arm(gsx_worker *w);
 int gsx_efd(gsx_worker *w);
 int gsx_wait_event(gsx_worker *w, int timeout_ms);

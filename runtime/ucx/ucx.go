@@ -238,6 +238,9 @@ func (w *Worker) Transports(pe int) string {
 // Close completes the worker's operations and releases it.
 func (w *Worker) Close() { C.gsx_worker_free(w.w) }
 
+// Workers counts the live workers: the default one and one per communication context.
+func Workers() int { return int(C.gsx_workers()) }
+
 func cbool(b bool) C.int {
 	if b {
 		return 1
