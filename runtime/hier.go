@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -104,7 +105,27 @@ const (
 	netUp    = 17 // a child's partial result is in my scratch
 	netReady = 18 // my parent can take my next chunk
 	netData  = 19 // a leader's blocks are in my dst
+	// Words 20..31 carry small payloads (netReduceRD): the call owns its area (a team's
+	// areas alternate, a pSync is not reused while a PE still uses it), so a sender needs
+	// no sign that the receiver is ready, and the receiver zeroes them after reading.
+	netSlots     = 20
+	netSlotWords = 12
 )
+
+// netRDRound is the words of each round of netReduceRD among L leaders at nbytes each (a
+// signal word, then the payload), or 0 when it does not apply: L must be a power of two
+// (recursive doubling pairs every leader in every round) and each round's payload fit
+// its share of the slot words.
+func netRDRound(L, nbytes int) int {
+	if L < 2 || L&(L-1) != 0 || nbytes <= 0 {
+		return 0
+	}
+	w := netSlotWords / bits.TrailingZeros(uint(L))
+	if w < 2 || nbytes > (w-1)*8 {
+		return 0
+	}
+	return w
+}
 
 // netBarrier synchronizes the leaders (I am leader i).
 func netBarrier(who string, h *hier, na *area) {
@@ -175,6 +196,28 @@ func (a *area) phase(k int) area {
 		b.epoch += uint64(4 * k)
 	}
 	return b
+}
+
+// netReduceRD combines the leaders' small buf into every leader's buf by recursive
+// doubling: in round r each leader puts its partial result into the slot of leader
+// me^2^r and combines the one it receives, so all leaders finish after log2(L) one-way
+// latencies (the tree takes three per level: ready, up, down). Every leader combines the
+// same operands pairwise, and the operations are commutative, so every leader ends with
+// the same bits. w is netRDRound's words per round.
+func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf []T, w int) {
+	me := h.leadMe
+	nb := uintptr(len(buf)) * unsafe.Sizeof(buf[0])
+	for r, d := 0, 1; d < h.lead.Size; r, d = r+1, d*2 {
+		flag := netSlots + r*w
+		slot := unsafe.Pointer(na.word(flag + 1))
+		pe := h.lead.PE(me ^ d)
+		netPut(slot, unsafe.Pointer(unsafe.SliceData(buf)), nb, pe)
+		na.netSignalAfter(flag, pe)
+		na.await(who, WaitCollective, flag, 1)
+		in := unsafe.Slice((*T)(slot), len(buf))
+		combineAll(op, buf, [][]T{buf, in})
+		clear(unsafe.Slice((*uint64)(slot), w-1)) // the area returns to SyncValue
+	}
 }
 
 // netReduce combines the leaders' buf (n elements each, in place) into every leader's buf:

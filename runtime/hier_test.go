@@ -60,3 +60,30 @@ func TestTreeAt(t *testing.T) {
 		}
 	}
 }
+
+func TestNetRDRound(t *testing.T) {
+	for _, c := range []struct{ L, nbytes, want int }{
+		{1, 8, 0},       // one leader: no network phase
+		{2, 8, 12},      // one round: the signal word and 11 payload words
+		{2, 88, 12},     // 11 words fit
+		{2, 89, 0},      // 12 do not
+		{3, 8, 0},       // not a power of two: the tree
+		{4, 40, 6},      // two rounds of 6 words, 5 of payload
+		{4, 41, 0},      //
+		{8, 24, 4},      // three rounds of 4
+		{64, 8, 2},      // six rounds of 2: one payload word each
+		{64, 9, 0},      //
+		{128, 8, 0},     // seven rounds: no room
+		{2, 0, 0},       // nothing to send
+		{1 << 20, 8, 0}, //
+		{6 << 10, 8, 0}, //
+		{2, 1 << 40, 0}, //
+		{16, 16, 3},     // four rounds of 3
+		{16, 17, 0},     //
+		{32, 8, 2},      //
+	} {
+		if got := netRDRound(c.L, c.nbytes); got != c.want {
+			t.Errorf("netRDRound(%d, %d) = %d, want %d", c.L, c.nbytes, got, c.want)
+		}
+	}
+}

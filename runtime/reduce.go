@@ -256,7 +256,11 @@ func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst
 	na := a.net()
 	nodePhase(func() { reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src) })
 	if h.leadMe >= 0 {
-		netReduce(who, op, h, &na, dst)
+		if w := netRDRound(h.lead.Size, len(dst)*int(unsafe.Sizeof(dst[0]))); w > 0 {
+			netReduceRD(who, op, h, &na, dst, w)
+		} else {
+			netReduce(who, op, h, &na, dst)
+		}
 	}
 	p := unsafe.Pointer(unsafe.SliceData(dst))
 	nodePhase(func() {

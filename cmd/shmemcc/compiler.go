@@ -18,7 +18,9 @@ type lang struct {
 }
 
 var (
-	langC   = lang{wrapper: "shmemcc", envs: []string{"SHMEMCC_CC", "CC"}, def: "gcc", std: "-std=c11"}
+	// gnu11: C11 for the generic selections, and the POSIX declarations (clock_gettime,
+	// usleep) that oshcc's compiler default gives programs; -std=c11 hid them.
+	langC   = lang{wrapper: "shmemcc", envs: []string{"SHMEMCC_CC", "CC"}, def: "gcc", std: "-std=gnu11"}
 	langCXX = lang{wrapper: "shmemc++", envs: []string{"SHMEMCC_CXX", "CXX"}, def: "g++"}
 )
 

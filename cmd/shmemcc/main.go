@@ -5,7 +5,7 @@
 //	shmemrun -n 4 ./prog
 //
 // It runs the C compiler ($SHMEMCC_CC, else $CC, else gcc; shmemc++: $SHMEMCC_CXX, else
-// $CXX, else g++) with -std=c11 for C (unless a -std flag is given), the directory of
+// $CXX, else g++) with -std=gnu11 for C (unless a -std flag is given), the directory of
 // shmem.h, and, when linking, libgoshmem: the shared library (found at run time through an
 // rpath), or with --goshmem-archive the static archive. A compiler variable that names
 // shmemcc itself (configure exports CC=shmemcc) is skipped, so the wrapper never runs

@@ -161,7 +161,7 @@ func TestShowmeCompileOnly(t *testing.T) {
 		t.Fatalf("status %d: %s", s, errs.String())
 	}
 	root, _ := findRoot()
-	if want := "mycc -std=c11 -I" + filepath.Join(root, "include") + " -c x.c\n"; out.String() != want {
+	if want := "mycc -std=gnu11 -I" + filepath.Join(root, "include") + " -c x.c\n"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }

@@ -187,11 +187,8 @@ static void ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status) {
 	}
 }
 
-int gsx_failed(int *status) {
-	int pe = __atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE);
-	*status = failed_status;
-	return pe;
-}
+int gsx_failed(void) { return __atomic_load_n(&failed_pe, __ATOMIC_ACQUIRE); }
+int gsx_failed_status(void) { return failed_status; }
 
 int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base) {
 	ucp_ep_params_t ep;

@@ -20,7 +20,8 @@ int gsx_init(void *seg, size_t len, int wakeup);
 int gsx_rkey(void **p, size_t *n);
 int gsx_worker_new(gsx_worker **w, int npes, int wakeup);
 int gsx_worker_address(gsx_worker *w, void **p, size_t *n);
-int gsx_failed(int *status);
+int gsx_failed(void);
+int gsx_failed_status(void); // once gsx_failed is not -1
 int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base);
 int gsx_put(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, int wait_local);
 int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int wait);
