@@ -314,6 +314,10 @@ func (e *ucxEngine) NewContext() (Transport, error) {
 	if e.w == nil {
 		return nil, nil // one node: a context needs no engine resources
 	}
+	// The engine links every worker into the list its waits progress: the worker must not
+	// change under another goroutine's progress.
+	lockNet()
+	defer unlockNet()
 	w, err := ucx.NewWorker(npes)
 	if err != nil {
 		return nil, err
@@ -358,8 +362,9 @@ func (e *ucxEngine) serve() {
 }
 
 // ucxTransport reaches PEs on other nodes through one worker. Source and destination
-// buffers may be Go memory, which C must not keep: puts wait until the source may be
-// reused (a Quiet completes them at the target), gets complete before returning.
+// buffers may be Go memory, which C must not keep unless it is pinned: puts wait until the
+// source may be reused (a Quiet completes them at the target), gets complete before
+// returning; the non-blocking forms pin their Go buffer and return at once.
 type ucxTransport struct {
 	w *ucx.Worker
 	// pins holds the Go buffers of non-blocking operations started and not yet completed:
