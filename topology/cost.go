@@ -619,6 +619,9 @@ func ChoiceTableTuned(pes []PEPlace, m CostModel, t *Table) string {
 			if !last {
 				span += fmtBytes(int64(to))
 			}
+			if !last && from == to && t != nil {
+				span = fmt.Sprintf("%s %s", cur, fmtBytes(int64(from)))
+			}
 			spans = append(spans, span+srcTag(t, curSrc))
 		}
 		prev := 0

@@ -155,6 +155,9 @@ func FormatTable(t *Table) []byte {
 		span := "any"
 		if r.Hi != anySize {
 			span = FormatSize(r.Lo) + "-" + FormatSize(r.Hi)
+			if r.Lo == r.Hi {
+				span = FormatSize(r.Lo)
+			}
 		}
 		fmt.Fprintf(&b, "%-9s %-9s %s\n", r.Coll, span, r.Alg)
 	}
@@ -314,6 +317,10 @@ type Timing struct {
 // tell them apart, and the simpler one is the safer guess.
 const tieMargin = 0.03
 
+// smoothMargin: how much slower than the best a neighbours' algorithm may be at a size to
+// take it over (see TableFromTimings); the bar for auto is 1.15x of the best.
+const smoothMargin = 1.10
+
 // TableFromTimings is the table the timings say: per collective and size, the fastest
 // algorithm; consecutive sizes with one winner become one rule. Every algorithm timed
 // at a size competes; a collective's rules cover the sizes timed and every smaller one.
@@ -338,28 +345,44 @@ func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
 			sizes = append(sizes, s)
 		}
 		slices.Sort(sizes)
-		cur := -1
-		for _, s := range sizes {
-			best := Algorithm("")
-			bestUS := 0.0
+		// The winner per size, then smoothed: a size whose winner differs from both
+		// neighbours', which agree, takes theirs when it is within smoothMargin of the
+		// best there (one noisy sample should not split a range in three).
+		wins := make([]Algorithm, len(sizes))
+		for i, s := range sizes {
 			var note []string
+			bestUS := 0.0
 			for _, a := range Algorithms(c) {
 				us, ok := bySize[s][a]
 				if !ok {
 					continue
 				}
 				note = append(note, fmt.Sprintf("%s %.3gus", a, us))
-				if best == "" || us < bestUS*(1-tieMargin) {
-					best, bestUS = a, us
+				if wins[i] == "" || us < bestUS*(1-tieMargin) {
+					wins[i], bestUS = a, us
 				}
 			}
 			if c == Barrier {
 				t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", c, strings.Join(note, " ")))
-				t.Rules = append(t.Rules, Rule{Coll: c, Lo: 0, Hi: anySize, Alg: best})
-				break
+			} else {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s %s: %s", c, FormatSize(s), strings.Join(note, " ")))
 			}
-			t.Notes = append(t.Notes, fmt.Sprintf("%s %s: %s", c, FormatSize(s), strings.Join(note, " ")))
-			if cur >= 0 && t.Rules[cur].Alg == best {
+		}
+		if c == Barrier {
+			t.Rules = append(t.Rules, Rule{Coll: c, Lo: 0, Hi: anySize, Alg: wins[0]})
+			continue
+		}
+		for i := 1; i+1 < len(sizes); i++ {
+			nb := wins[i-1]
+			if wins[i] != nb && wins[i+1] == nb {
+				if us, ok := bySize[sizes[i]][nb]; ok && us <= bySize[sizes[i]][wins[i]]*smoothMargin {
+					wins[i] = nb
+				}
+			}
+		}
+		cur := -1
+		for i, s := range sizes {
+			if cur >= 0 && t.Rules[cur].Alg == wins[i] {
 				t.Rules[cur].Hi = s
 				continue
 			}
@@ -367,7 +390,7 @@ func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
 			if cur < 0 {
 				lo = 0 // smaller messages than the smallest timed cost what it costs
 			}
-			t.Rules = append(t.Rules, Rule{Coll: c, Lo: lo, Hi: s, Alg: best})
+			t.Rules = append(t.Rules, Rule{Coll: c, Lo: lo, Hi: s, Alg: wins[i]})
 			cur = len(t.Rules) - 1
 		}
 	}
