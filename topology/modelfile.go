@@ -196,3 +196,34 @@ func KeyHash(key string) string {
 
 // ModelFileName is the name of the model file of machine key in the cache directory.
 func ModelFileName(machine string) string { return "model-" + KeyHash(machine) + ".txt" }
+
+// cpuModel is the first "model name" of a /proc/cpuinfo (x86), else its "Hardware" or
+// CPU implementer and part (arm64), else "".
+func cpuModel(cpuinfo string) string {
+	var impl, part string
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch k {
+		case "model name", "Hardware":
+			if v != "" {
+				return v
+			}
+		case "CPU implementer":
+			if impl == "" {
+				impl = v
+			}
+		case "CPU part":
+			if part == "" {
+				part = v
+			}
+		}
+	}
+	if impl != "" {
+		return "arm implementer " + impl + " part " + part
+	}
+	return ""
+}
