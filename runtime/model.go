@@ -131,32 +131,3 @@ func modelInfo() string {
 	s += "goshmem: cost model: " + modelSource + "\n"
 	return s + topology.ModelSummary(machineModel, modelFields)
 }
-
-// ForceAlgorithm sets the algorithm of coll as SHMEM_<COLL>_ALGORITHM would ("auto" goes
-// back to the automatic choice); shmemrun --tune times each algorithm in one job with it.
-// Every PE must make the same calls, between collectives.
-func ForceAlgorithm(coll topology.Collective, name string) error {
-	a := AlgAuto
-	if name != "auto" {
-		v, err := topology.ParseAlgorithm(coll, name)
-		if err != nil {
-			return fmt.Errorf("rt.ForceAlgorithm: %w", err)
-		}
-		a = parseAlg(string(v))
-	}
-	switch coll {
-	case topology.Barrier:
-		forceBarrier = a
-	case topology.Bcast:
-		forceBcast = a
-	case topology.Reduce:
-		forceReduce = a
-	case topology.FCollect, topology.Collect:
-		forceFcollect = a
-	case topology.AllToAll:
-		forceAlltoall = a
-	default:
-		return fmt.Errorf("rt.ForceAlgorithm: unknown collective %v", coll)
-	}
-	return nil
-}

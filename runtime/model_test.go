@@ -39,19 +39,3 @@ func TestModelInitSources(t *testing.T) {
 		t.Errorf("malformed table: %v", err)
 	}
 }
-
-func TestForceAlgorithm(t *testing.T) {
-	defer func() { forceBarrier, forceReduce, forceFcollect = AlgAuto, AlgAuto, AlgAuto }()
-	if err := ForceAlgorithm(topology.Barrier, "tree"); err != nil || forceBarrier != AlgTree {
-		t.Errorf("barrier tree: %v %v", err, forceBarrier)
-	}
-	if err := ForceAlgorithm(topology.Barrier, "auto"); err != nil || forceBarrier != AlgAuto {
-		t.Errorf("barrier auto: %v %v", err, forceBarrier)
-	}
-	if err := ForceAlgorithm(topology.Collect, "ring"); err != nil || forceFcollect != AlgRing {
-		t.Errorf("collect ring: %v %v", err, forceFcollect)
-	}
-	if err := ForceAlgorithm(topology.Reduce, "dissem"); err == nil || !strings.Contains(err.Error(), "rt.ForceAlgorithm: reduce algorithm \"dissem\"") {
-		t.Errorf("reduce dissem: %v", err)
-	}
-}

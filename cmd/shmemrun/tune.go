@@ -13,18 +13,25 @@ import (
 	"time"
 
 	shmem "github.com/goshmem/shmem"
-	rt "github.com/goshmem/shmem/runtime"
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/topology"
 )
 
-// shmemrun --tune starts a job of its own executable with envTunePE set: each PE runs
-// tunePE, which times every algorithm of every collective at each size (all PEs force
-// the same algorithm with rt.ForceAlgorithm, so one job times them all, interleaved, and
-// their ratios are measured under the same conditions); PE 0 prints one line per
-// measurement, and the launcher turns the lines into a table (topology.TableFromTimings).
+// shmemrun --tune starts jobs of its own executable with envTunePE set: each PE runs
+// tunePE, which times one collective at each size with the algorithm its
+// SHMEM_<COLL>_ALGORITHM forces; PE 0 prints one line per size. One job per algorithm,
+// because algorithms of a collective share the sync area's words with different protocols
+// (counts consumed, epochs published): switching algorithms inside a job would let one
+// read the other's leftovers. Machines drift (a VM's CPUs move between L3 domains), so the
+// jobs run in rounds, every algorithm once a round, and each size takes the median over
+// the rounds; the launcher turns the result into a table (topology.TableFromTimings).
 
-const envTunePE = "GOSHMEM_TUNE_PE" // "MIN:MAX SAMPLES"
+const envTunePE = "GOSHMEM_TUNE_PE" // "COLL MIN:MAX SAMPLES"
+
+// algVar is the setting that forces c's algorithm.
+var algVar = map[topology.Collective]string{topology.Barrier: "SHMEM_BARRIER_ALGORITHM",
+	topology.Bcast: "SHMEM_BCAST_ALGORITHM", topology.Reduce: "SHMEM_REDUCE_ALGORITHM",
+	topology.FCollect: "SHMEM_FCOLLECT_ALGORITHM", topology.AllToAll: "SHMEM_ALLTOALL_ALGORITHM"}
 
 // tuned are the collectives --tune times. collect (variable blocks) has one algorithm in
 // the runtime, so there is nothing to choose.
@@ -47,23 +54,39 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 	}
 	machine := topology.MachineKey(t)
 	layout := topology.LayoutOf(topology.PlaceMap(bs), 1)
-	var out bytes.Buffer
-	env := collEnv(os.Environ(), modelChoice{}, tableChoice{})
-	env = append(env, fmt.Sprintf("%s=%d:%d %d", envTunePE, lo, hi, o.tuneSamples))
+	base := collEnv(os.Environ(), modelChoice{}, tableChoice{})
+	rounds := min(3, o.tuneSamples)
+	got := map[topology.Timing][]float64{} // keyed with US 0
 	t0 := time.Now()
-	status, err := launch.Run(launch.Config{NPEs: o.n, Prog: exe, Env: env, Stdout: &out, Stderr: stderr,
-		Timeout: o.timeout, Signals: true, Bindings: bs, Topology: t})
-	if err != nil || status != 0 {
-		fmt.Fprintf(stderr, "shmemrun: --tune: the timing job failed (status %d): %v\n", status, err)
-		if status == 0 {
-			status = 1
+	for range rounds {
+		for _, c := range tuned {
+			for _, a := range topology.Algorithms(c) {
+				env := append(slices.Clip(base), algVar[c]+"="+string(a), fmt.Sprintf("%s=%s %d:%d %d", envTunePE, c, lo, hi, o.tuneSamples))
+				var out bytes.Buffer
+				status, err := launch.Run(launch.Config{NPEs: o.n, Prog: exe, Env: env, Stdout: &out, Stderr: stderr,
+					Timeout: o.timeout, Signals: true, Bindings: bs, Topology: t})
+				if err != nil || status != 0 {
+					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d): %v\n", c, a, status, err)
+					return max(status, 1)
+				}
+				ts, err := parseTimings(out.Bytes())
+				if err != nil {
+					fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
+					return 1
+				}
+				for _, x := range ts {
+					us := x.US
+					x.US = 0
+					got[x] = append(got[x], us)
+				}
+			}
 		}
-		return status
 	}
-	ts, err := parseTimings(out.Bytes())
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
-		return 1
+	var ts []topology.Timing
+	for k, v := range got {
+		slices.Sort(v)
+		k.US = v[len(v)/2]
+		ts = append(ts, k)
 	}
 	tbl := topology.TableFromTimings(machine, layout, ts)
 	text := topology.FormatTable(tbl)
@@ -127,14 +150,23 @@ func parseSizeRange(s string) (int64, int64, error) {
 	return lo, hi, nil
 }
 
-// tunePE is one PE of the timing job.
+// tunePE is one PE of a timing job: spec names the collective, the sizes and the samples;
+// the algorithm is the one the environment forces.
 func tunePE(spec string, stdout, stderr io.Writer) int {
 	var lo, hi int64
 	var samples int
-	if _, err := fmt.Sscanf(spec, "%d:%d %d", &lo, &hi, &samples); err != nil || lo < 8 || hi < lo || samples < 1 {
+	var name string
+	if _, err := fmt.Sscanf(spec, "%s %d:%d %d", &name, &lo, &hi, &samples); err != nil || lo < 8 || hi < lo || samples < 1 {
 		fmt.Fprintf(stderr, "shmemrun: %s=%q: malformed\n", envTunePE, spec)
 		return launch.StatusUsage
 	}
+	ci := slices.IndexFunc(tuned, func(c topology.Collective) bool { return c.String() == name })
+	if ci < 0 {
+		fmt.Fprintf(stderr, "shmemrun: %s=%q: no collective %q\n", envTunePE, spec, name)
+		return launch.StatusUsage
+	}
+	c := tuned[ci]
+	alg := strings.ToLower(os.Getenv(algVar[c]))
 	if err := shmem.Init(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -144,111 +176,86 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	team := shmem.TeamWorld()
-	for _, c := range tuned {
-		sizes := []int64{8}
-		if c != topology.Barrier {
-			sizes = sizes[:0]
-			for s := lo; s <= hi; s *= 2 {
-				// alltoall's buffers hold a block per PE, twice: keep them in the default heap
-				if c == topology.AllToAll && s*int64(npes) > 32<<20 {
-					break
-				}
-				sizes = append(sizes, s)
+	sizes := []int64{8}
+	if c != topology.Barrier {
+		sizes = sizes[:0]
+		for s := lo; s <= hi; s *= 2 {
+			// alltoall's buffers hold a block per PE, twice: keep them in the default heap
+			if c == topology.AllToAll && s*int64(npes) > 32<<20 {
+				break
+			}
+			sizes = append(sizes, s)
+		}
+	}
+	for _, size := range sizes {
+		op, free, err := collOp(c, team, int(size), npes)
+		if err != nil {
+			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
+			return 1
+		}
+		// Calls per sample: enough that a sample outlasts the clock and the closing
+		// barrier, few at large sizes. Every PE computes the same counts.
+		calls := int(max(4, min(200, (256<<10)/size)))
+		var times []float64
+		for s := 0; s <= samples; s++ { // sample 0 warms up
+			shmem.BarrierAll()
+			t0 := time.Now()
+			for range calls {
+				op()
+			}
+			shmem.BarrierAll() // every PE's part is done, not only PE 0's
+			if s > 0 {
+				times = append(times, float64(time.Since(t0).Nanoseconds())/1e3/float64(calls))
 			}
 		}
-		for _, size := range sizes {
-			op, err := collOp(c, team, int(size), npes)
-			if err != nil {
-				fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
-				return 1
-			}
-			algs := topology.Algorithms(c)
-			times := make([][]float64, len(algs))
-			// Calls per sample: enough that a sample outlasts the clock and the closing
-			// barrier, few at large sizes. Every PE computes the same counts.
-			calls := int(max(2, min(200, (256<<10)/size)))
-			for s := 0; s <= samples; s++ { // sample 0 warms up
-				for i, a := range algs {
-					if err := rt.ForceAlgorithm(c, string(a)); err != nil {
-						fmt.Fprintln(stderr, err)
-						return 1
-					}
-					shmem.BarrierAll()
-					t0 := time.Now()
-					for range calls {
-						op()
-					}
-					shmem.BarrierAll()
-					el := time.Since(t0)
-					if s > 0 {
-						times[i] = append(times[i], float64(el.Nanoseconds())/1e3/float64(calls))
-					}
-				}
-			}
-			if err := rt.ForceAlgorithm(c, "auto"); err != nil {
-				fmt.Fprintln(stderr, err)
-				return 1
-			}
-			if shmem.MyPE() == 0 {
-				for i, a := range algs {
-					slices.Sort(times[i])
-					fmt.Fprintf(w, "tune %s %d %s %.4g\n", c, size, a, times[i][len(times[i])/2])
-				}
-			}
-			op = nil
+		free()
+		if shmem.MyPE() == 0 {
+			slices.Sort(times)
+			fmt.Fprintf(w, "tune %s %d %s %.4g\n", c, size, alg, times[len(times)/2])
 		}
 	}
 	return 0
 }
 
-// collOp is one call of c over team at size bytes per PE, on buffers allocated now.
-func collOp(c topology.Collective, team shmem.Team, size, npes int) (func(), error) {
+// collOp is one call of c over team at size bytes per PE, on buffers allocated now, and
+// the function that frees them (collectively).
+func collOp(c topology.Collective, team shmem.Team, size, npes int) (op func(), free func(), err error) {
 	n := max(size/8, 1)
+	var bufs [][]int64
+	free = func() {
+		for _, b := range bufs {
+			shmem.Free(b)
+		}
+	}
+	alloc := func(k int) []int64 {
+		if err != nil {
+			return nil
+		}
+		var b []int64
+		if b, err = shmem.Malloc[int64](k); err == nil {
+			bufs = append(bufs, b)
+		}
+		return b
+	}
 	switch c {
 	case topology.Barrier:
-		return shmem.BarrierAll, nil
+		op = shmem.BarrierAll
 	case topology.Bcast:
-		dst, err := shmem.Malloc[int64](n)
-		if err != nil {
-			return nil, err
-		}
-		src, err := shmem.Malloc[int64](n)
-		if err != nil {
-			return nil, err
-		}
-		return func() { must(shmem.Broadcast(team, dst, src, 0)) }, nil
+		dst, src := alloc(n), alloc(n)
+		op = func() { must(shmem.Broadcast(team, dst, src, 0)) }
 	case topology.Reduce:
-		dst, err := shmem.Malloc[int64](n)
-		if err != nil {
-			return nil, err
-		}
-		src, err := shmem.Malloc[int64](n)
-		if err != nil {
-			return nil, err
-		}
-		return func() { must(shmem.SumReduce(team, dst, src)) }, nil
+		dst, src := alloc(n), alloc(n)
+		op = func() { must(shmem.SumReduce(team, dst, src)) }
 	case topology.FCollect:
-		dst, err := shmem.Malloc[int64](n * npes)
-		if err != nil {
-			return nil, err
-		}
-		src, err := shmem.Malloc[int64](n)
-		if err != nil {
-			return nil, err
-		}
-		return func() { must(shmem.FCollect(team, dst, src)) }, nil
+		dst, src := alloc(n*npes), alloc(n)
+		op = func() { must(shmem.FCollect(team, dst, src)) }
 	case topology.AllToAll:
-		dst, err := shmem.Malloc[int64](n * npes)
-		if err != nil {
-			return nil, err
-		}
-		src, err := shmem.Malloc[int64](n * npes)
-		if err != nil {
-			return nil, err
-		}
-		return func() { must(shmem.AllToAll(team, dst, src, n)) }, nil
+		dst, src := alloc(n*npes), alloc(n*npes)
+		op = func() { must(shmem.AllToAll(team, dst, src, n)) }
+	default:
+		return nil, nil, fmt.Errorf("no timing for %s", c)
 	}
-	return nil, fmt.Errorf("no timing for %s", c)
+	return op, free, err
 }
 
 func must(err error) {
