@@ -314,8 +314,9 @@ type Timing struct {
 
 // tieMargin: an algorithm later in Algorithms (more elaborate) replaces an earlier one
 // only when faster by more than this fraction: closer than that, the measurement cannot
-// tell them apart, and the simpler one is the safer guess.
-const tieMargin = 0.03
+// tell them apart (--tune's jobs differ by more than this from one to the next on a VM
+// whose CPUs move between L3 domains), and the simpler one is the safer guess.
+const tieMargin = 0.10
 
 // smoothMargin: how much slower than the best a neighbours' algorithm may be at a size to
 // take it over (see TableFromTimings); the bar for auto is 1.15x of the best.

@@ -125,11 +125,13 @@ var l0 = Layout{1, 2, "s0l0c0,s0l0c1"}
 func TestTableFromTimings(t *testing.T) {
 	ts := []Timing{
 		{Barrier, 8, AlgLinear, 0.2}, {Barrier, 8, AlgTree, 0.3}, {Barrier, 8, AlgDissem, 0.5},
-		// bcast: linear wins small, tree large; 64 is a noisy tree win within 10%: smoothed away
+		// bcast: linear wins small, tree large; 64 is a tree win within the tie margin
+		// (linear stays), 8192 a noisy linear win within 10% between tree wins (smoothed)
 		{Bcast, 8, AlgLinear, 1}, {Bcast, 8, AlgTree, 2},
 		{Bcast, 64, AlgLinear, 1.05}, {Bcast, 64, AlgTree, 1},
 		{Bcast, 512, AlgLinear, 1}, {Bcast, 512, AlgTree, 2},
 		{Bcast, 4096, AlgLinear, 5}, {Bcast, 4096, AlgTree, 2},
+		{Bcast, 8192, AlgLinear, 1}, {Bcast, 8192, AlgTree, 1.05},
 		{Bcast, 32768, AlgLinear, 9}, {Bcast, 32768, AlgTree, 4},
 		// fcollect: ring faster by less than the tie margin: linear, the simpler, stays
 		{FCollect, 8, AlgLinear, 1.0}, {FCollect, 8, AlgRing, 0.98},
@@ -153,7 +155,7 @@ func TestTableFromTimings(t *testing.T) {
 			t.Errorf("rule %d: %+v, want %+v", i, tb.Rules[i], want[i])
 		}
 	}
-	if tb.Machine != "M" || tb.Layout != l0 || len(tb.Notes) != 1+5+1+3 {
+	if tb.Machine != "M" || tb.Layout != l0 || len(tb.Notes) != 1+6+1+3 {
 		t.Errorf("header or notes: %+v", tb)
 	}
 	if _, err := ParseTable("x", FormatTable(tb)); err != nil {

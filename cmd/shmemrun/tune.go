@@ -55,7 +55,7 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 	machine := topology.MachineKey(t)
 	layout := topology.LayoutOf(topology.PlaceMap(bs), 1)
 	base := collEnv(os.Environ(), modelChoice{}, tableChoice{})
-	rounds := min(3, o.tuneSamples)
+	rounds := min(5, o.tuneSamples)
 	got := map[topology.Timing][]float64{} // keyed with US 0
 	t0 := time.Now()
 	for range rounds {
