@@ -212,12 +212,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.tune {
 		return runTune(o, topo, bindings, stdout, stderr)
 	}
-	model := jobModel(topo, stderr)
-	tc, err := jobTable(topology.MachineKey(topo), topology.LayoutOf(topology.PlaceMap(bindings), 1), stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
-		return launch.StatusUsage
-	}
 	if o.reportBindings {
 		fmt.Fprint(stderr, topology.ReportBindings(bindings))
 	}
@@ -231,6 +225,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return launch.StatusUsage
 	}
 	defer cleanup()
+	// The table first: a bad SHMEM_COLL_TUNING stops the job before anything is measured.
+	tc, err := jobTable(topology.MachineKey(topo), topology.LayoutOf(topology.PlaceMap(bindings), 1), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+		return launch.StatusUsage
+	}
+	model := jobModel(topo, stderr)
 	status, err := launch.Run(launch.Config{
 		NPEs:      o.n,
 		Prog:      prog,
