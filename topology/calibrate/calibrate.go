@@ -23,7 +23,7 @@ var levelBW = [numLevels]string{"BWL3", "BWCrossL3", "BWSocket"}
 var levelLack = [numLevels]string{
 	"no two cores of one L3 domain are allowed",
 	"no socket has two L3 domains with allowed cores",
-	"one socket (or one with allowed cores)",
+	"only one socket has allowed cores",
 }
 
 // Pair is two CPUs on different cores at one level.
