@@ -3,6 +3,7 @@ package rt
 import (
 	"fmt"
 	"math/bits"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -60,10 +61,12 @@ func algInit() error {
 	}
 	collCrossover = conf.Int("SHMEM_COLL_CROSSOVER")
 	sizeCrossover = int(conf.Size("SHMEM_COLL_SIZE_CROSSOVER"))
-	return nil
+	return modelInit(os.LookupEnv)
 }
 
-// auto is topology's verdict for coll over g at nbytes, cached per group and power-of-two
+// auto is the tuning table's verdict for coll over g at nbytes when a table matches the job
+// and g is all of it, else the cost model's (the calibrated one when the launcher passed
+// one, else the default), cached per group and power-of-two
 // size class (the class's upper bound is what Choose prices, so the verdict does not
 // depend on which size a PE happened to see first), then the crossover settings:
 // SHMEM_COLL_CROSSOVER moves groups smaller than it to the linear algorithm and larger
@@ -85,7 +88,7 @@ func auto(coll topology.Collective, g Group, nbytes int) Alg {
 	for i := range pes {
 		pes[i] = places[g.PE(i)]
 	}
-	v, _ := topology.Choose(coll, pes, 1<<class, costModel())
+	v, _ := topology.ChooseTuned(coll, pes, 1<<class, costModel(), tableFor(g))
 	a := parseAlg(string(v))
 	if collCrossover > 0 {
 		if g.Size < collCrossover {
@@ -109,9 +112,10 @@ func auto(coll topology.Collective, g Group, nbytes int) Alg {
 	return a
 }
 
-// costModel is topology's default model with this job's radix and eager region.
+// costModel is the machine's model (calibrated or default) with this job's radix and eager
+// region.
 func costModel() topology.CostModel {
-	m := topology.DefaultCostModel()
+	m := machineModel
 	m.TreeRadix = collRadix
 	m.EagerRegion = (shm.SyncWords - wordEager) * 8
 	return m

@@ -31,6 +31,9 @@ func printInfo() {
 	if me != 0 {
 		return
 	}
+	if tableFor(World.G); tuningNote != "" {
+		fmt.Fprintf(os.Stderr, "goshmem: tuning table %s %s\n", tuningSource, tuningNote)
+	}
 	if conf.Bool("SHMEM_VERSION") || conf.Bool("SHMEM_INFO") {
 		fmt.Fprintf(os.Stderr, "goshmem %s (OpenSHMEM %d.%d)\n", Version, SpecMajor, SpecMinor)
 	}
@@ -48,8 +51,8 @@ func printInfo() {
 	if t, err := topology.Read(""); err == nil {
 		b.WriteString(topology.Summary(t))
 	}
-	m := costModel()
+	b.WriteString(modelInfo())
 	fmt.Fprintf(&b, "collective algorithms over all %d PEs (auto; SHMEM_*_ALGORITHM overrides):\n", npes)
-	b.WriteString(topology.ChoiceTable(places, m))
+	b.WriteString(topology.ChoiceTableTuned(places, costModel(), tableFor(World.G)))
 	os.Stderr.WriteString(b.String())
 }

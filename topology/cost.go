@@ -113,9 +113,17 @@ func ParseAlgorithm(c Collective, s string) (Algorithm, error) {
 //
 // Not modelled: pipelining of large messages, memory bandwidth limits inside a
 // socket, PEs sharing a CPU.
+//
+// LatNet and BWNet are the network level (one PE to a PE on another node, through the
+// multi-node engine). Choose does not price them yet: a collective that spans nodes is
+// composed of node phases, which Choose prices, and a network phase among the node
+// leaders whose algorithms are fixed (runtime/hier.go). They are in the model, the model
+// file and SHMEM_INFO so that calibration and tuning tables carry the level already.
 type CostModel struct {
 	LatL3, LatCrossL3, LatSocket time.Duration
 	BWL3, BWCrossL3, BWSocket    int64 // MB/s
+	LatNet                       time.Duration
+	BWNet                        int64 // MB/s
 	BWCombine                    int64 // MB/s of one operand combined in cache (dst op= src)
 	TreeRadix                    int   // fan-out of each level of the tree (SHMEM_COLL_RADIX)
 	EagerRegion                  int64 // bytes of a sync area that carry eager messages (0: none)
@@ -134,11 +142,14 @@ type CostModel struct {
 //	BWCrossL3  = 24000 MB/s   the same, two-L3 mode
 //	BWSocket   = 12000 MB/s   assumed: BWCrossL3 / 2
 //	BWCombine  = 18000 MB/s   float64 dst += src in cache, pure Go (BenchmarkCombine; the AVX kernels are faster)
+//	LatNet     = 2us          assumed: a put and its completion over an HPC fabric (InfiniBand EDR/HDR through UCX)
+//	BWNet      = 12000 MB/s   assumed: 100 Gb/s
 //	TreeRadix  = 4            SOS's default radix
 func DefaultCostModel() CostModel {
 	return CostModel{
 		LatL3: 47 * time.Nanosecond, LatCrossL3: 215 * time.Nanosecond, LatSocket: 430 * time.Nanosecond,
 		BWL3: 54000, BWCrossL3: 24000, BWSocket: 12000,
+		LatNet: 2 * time.Microsecond, BWNet: 12000,
 		BWCombine:   90000, // the AVX-512 int32 sum kernel in cache (bench/KERNELS.md)
 		TreeRadix:   4,
 		EagerRegion: 192 * 8, // the runtime's eager words of a sync area
@@ -146,10 +157,10 @@ func DefaultCostModel() CostModel {
 }
 
 func (m CostModel) check(routine string) {
-	if m.LatL3 < 0 || m.LatCrossL3 < 0 || m.LatSocket < 0 {
+	if m.LatL3 < 0 || m.LatCrossL3 < 0 || m.LatSocket < 0 || m.LatNet < 0 {
 		panic(routine + ": CostModel latencies must not be negative")
 	}
-	if m.BWL3 <= 0 || m.BWCrossL3 <= 0 || m.BWSocket <= 0 || m.BWCombine <= 0 {
+	if m.BWL3 <= 0 || m.BWCrossL3 <= 0 || m.BWSocket <= 0 || m.BWCombine <= 0 || m.BWNet <= 0 {
 		panic(routine + ": CostModel bandwidths must be positive")
 	}
 	if m.TreeRadix < 2 {
@@ -581,17 +592,24 @@ var ChoiceSizes = func() []int {
 // each size class of ChoiceSizes (for SHMEM_INFO=1 and shmemrun --dry-run):
 //
 //	reduce    linear 8 B-256 B, tree 512 B-64 KiB, ring 128 KiB-
-func ChoiceTable(pes []PEPlace, m CostModel) string {
+func ChoiceTable(pes []PEPlace, m CostModel) string { return ChoiceTableTuned(pes, m, nil) }
+
+// ChoiceTableTuned is ChoiceTable with a tuning table consulted first (ChooseTuned); with
+// a table, each span says which source chose it:
+//
+//	bcast     linear 8 B-1 MiB (table), tree 2 MiB- (model)
+func ChoiceTableTuned(pes []PEPlace, m CostModel, t *Table) string {
 	var out strings.Builder
 	for _, c := range Collectives {
 		fmt.Fprintf(&out, "%-9s", c)
 		if c == Barrier {
-			a, _ := Choose(c, pes, 0, m)
-			fmt.Fprintf(&out, " %s\n", a)
+			a, src := ChooseTuned(c, pes, 0, m, t)
+			fmt.Fprintf(&out, " %s%s\n", a, srcTag(t, src))
 			continue
 		}
 		var spans []string
 		var cur Algorithm
+		var curSrc string
 		from := 0
 		flush := func(to int, last bool) {
 			if cur == "" {
@@ -601,14 +619,17 @@ func ChoiceTable(pes []PEPlace, m CostModel) string {
 			if !last {
 				span += fmtBytes(int64(to))
 			}
-			spans = append(spans, span)
+			if !last && from == to && t != nil {
+				span = fmt.Sprintf("%s %s", cur, fmtBytes(int64(from)))
+			}
+			spans = append(spans, span+srcTag(t, curSrc))
 		}
 		prev := 0
 		for _, n := range ChoiceSizes {
-			a, _ := Choose(c, pes, n, m)
-			if a != cur {
+			a, src := ChooseTuned(c, pes, n, m, t)
+			if a != cur || src != curSrc {
 				flush(prev, false)
-				cur, from = a, n
+				cur, curSrc, from = a, src, n
 			}
 			prev = n
 		}
@@ -616,4 +637,23 @@ func ChoiceTable(pes []PEPlace, m CostModel) string {
 		fmt.Fprintf(&out, " %s\n", strings.Join(spans, ", "))
 	}
 	return out.String()
+}
+
+func srcTag(t *Table, src string) string {
+	if t == nil {
+		return ""
+	}
+	return " (" + src + ")"
+}
+
+// ChooseTuned is the table's algorithm for coll at nbytes when a rule of t covers it
+// (source "table"), else Choose's (source "model"). t may be nil.
+func ChooseTuned(coll Collective, pes []PEPlace, nbytes int, m CostModel, t *Table) (Algorithm, string) {
+	if len(pes) > 1 {
+		if a, ok := t.Lookup(coll, int64(nbytes)); ok {
+			return a, "table"
+		}
+	}
+	a, _ := Choose(coll, pes, nbytes, m)
+	return a, "model"
 }

@@ -30,6 +30,9 @@ import (
 )
 
 func main() {
+	if spec, ok := os.LookupEnv(envTunePE); ok {
+		os.Exit(tunePE(spec, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -44,6 +47,10 @@ type options struct {
 	reportBindings bool
 	dryRun         bool
 	topoDir        string
+	calibrate      bool
+	tune           bool
+	tuneSizes      string
+	tuneSamples    int
 }
 
 func usage(fs *flag.FlagSet, w io.Writer) {
@@ -130,6 +137,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.reportBindings, "report-bindings", false, "print each PE's binding on stderr")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the topology, the placement and the algorithm choices, and start nothing")
 	fs.StringVar(&o.topoDir, "topology", "", "read the machine from this captured sysfs `dir` (with --dry-run)")
+	fs.BoolVar(&o.calibrate, "calibrate", false, "measure this machine's cost model (hand-off latency and bandwidth per level, combine rate) into the cache and print it; a job's first run on a machine does it too")
+	fs.BoolVar(&o.tune, "tune", false, "time every algorithm of every collective at each size on -n N PEs placed by the placement flags, and write the decision table auto consults into the cache")
+	fs.StringVar(&o.tuneSizes, "tune-sizes", "8:1M", "with --tune: the message sizes `MIN:MAX` (bytes per PE, doubling; K, M suffixes)")
+	fs.IntVar(&o.tuneSamples, "tune-samples", 7, "with --tune: `N` timed samples per algorithm and size, of which the median counts")
 	helpEnv := fs.Bool("help-env", false, "list the environment variables")
 	helpEnvMD := fs.Bool("help-env-markdown", false, "list the environment variables as the README's Markdown table")
 	cluster := addClusterFlags(fs)
@@ -157,10 +168,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs.Visit(func(f *flag.Flag) { o.nSet = o.nSet || f.Name == "n" || f.Name == "np" })
 	rest := fs.Args()
+	if o.calibrate {
+		if len(rest) > 0 || o.tune || o.dryRun {
+			fmt.Fprintln(stderr, "shmemrun: --calibrate takes no program and no --tune or --dry-run")
+			return launch.StatusUsage
+		}
+		return runCalibrate(stdout, stderr)
+	}
+	if o.tune && (len(rest) > 0 || o.dryRun || o.topoDir != "" || cluster.active()) {
+		fmt.Fprintln(stderr, "shmemrun: --tune runs its own timing program on this machine: no program, --dry-run, --topology or --hosts")
+		return launch.StatusUsage
+	}
 	if cluster.active() {
 		return runCluster(cluster, o, rest, stdout, stderr)
 	}
-	if len(rest) == 0 && !o.dryRun {
+	if len(rest) == 0 && !o.dryRun && !o.tune {
 		fmt.Fprintln(stderr, "shmemrun: no program to run")
 		usage(fs, stderr)
 		return launch.StatusUsage
@@ -179,8 +201,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return launch.StatusUsage
 	}
 	if o.dryRun {
-		fmt.Fprint(stdout, dryRun(topo, bindings))
+		sources, m, tbl, err := dryRunModel(topo, bindings, o.topoDir != "", stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+			return launch.StatusUsage
+		}
+		fmt.Fprint(stdout, dryRun(topo, bindings, sources, m, tbl))
 		return 0
+	}
+	if o.tune {
+		return runTune(o, topo, bindings, stdout, stderr)
 	}
 	if o.reportBindings {
 		fmt.Fprint(stderr, topology.ReportBindings(bindings))
@@ -195,10 +225,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return launch.StatusUsage
 	}
 	defer cleanup()
+	// The table first: a bad SHMEM_COLL_TUNING stops the job before anything is measured.
+	tc, err := jobTable(topology.MachineKey(topo), topology.LayoutOf(topology.PlaceMap(bindings), 1), stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+		return launch.StatusUsage
+	}
+	model := jobModel(topo, stderr)
 	status, err := launch.Run(launch.Config{
 		NPEs:      o.n,
 		Prog:      prog,
 		Args:      rest[1:],
+		Env:       collEnv(os.Environ(), model, tc),
 		Stdin:     os.Stdin,
 		Stdout:    stdout,
 		Stderr:    stderr,

@@ -49,7 +49,7 @@ func place(o *options) (*topology.Topology, []topology.Binding, error) {
 
 // dryRun is what --dry-run prints: the machine, where each PE would run, how its waits
 // would behave, where its memory would live, and what each collective would choose.
-func dryRun(t *topology.Topology, bs []topology.Binding) string {
+func dryRun(t *topology.Topology, bs []topology.Binding, sources string, m topology.CostModel, tbl *topology.Table) string {
 	var b strings.Builder
 	b.WriteString(topology.Summary(t))
 	fmt.Fprintf(&b, "\nplacement of %d PEs:\n", len(bs))
@@ -63,7 +63,8 @@ func dryRun(t *topology.Topology, bs []topology.Binding) string {
 	for _, x := range bs {
 		fmt.Fprintf(&b, "PE %d segment memory: %v\n", x.PE, topology.SegmentPolicy(t, x, bs))
 	}
-	fmt.Fprintf(&b, "\ncollective algorithms over all %d PEs (auto):\n", len(bs))
-	b.WriteString(topology.ChoiceTable(topology.PlaceMap(bs), topology.DefaultCostModel()))
+	b.WriteString("\n" + sources)
+	fmt.Fprintf(&b, "collective algorithms over all %d PEs (auto):\n", len(bs))
+	b.WriteString(topology.ChoiceTableTuned(topology.PlaceMap(bs), m, tbl))
 	return b.String()
 }

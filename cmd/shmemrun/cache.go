@@ -1,0 +1,260 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	rt "github.com/goshmem/shmem/runtime"
+	"github.com/goshmem/shmem/topology"
+	"github.com/goshmem/shmem/topology/calibrate"
+)
+
+// The cache: this machine's calibrated cost model and its tuning tables, one directory
+// per user (GOSHMEM_CACHE, else os.UserCacheDir()/goshmem), files named by the machine
+// key's hash (and the layout's, for tables) with the full key inside. shmemrun reads it
+// for every job and hands the PEs what applies (see runtime/model.go).
+
+// cacheOff is GOSHMEM_CACHE's value that turns the cache off: every job runs on the
+// default model (and SHMEM_COLL_TUNING's table, if named).
+const cacheOff = "none"
+
+// cacheDir is the cache directory, or "" with the reason when there is none.
+func cacheDir() (string, error) {
+	if d := os.Getenv("GOSHMEM_CACHE"); d != "" {
+		if d == cacheOff {
+			return "", errors.New("GOSHMEM_CACHE=none")
+		}
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (%v; GOSHMEM_CACHE names one)", err)
+	}
+	return filepath.Join(d, "goshmem"), nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename, so a reader
+// sees the old file or the new, never half of one.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// modelChoice is the cost model a job runs on and where it came from.
+type modelChoice struct {
+	text   []byte // the model file's text; nil: the default model
+	path   string
+	file   topology.ModelFile
+	source string // for --dry-run
+}
+
+// cachedModel reads this machine's model file from the cache. ok is false when there is
+// none, or it is unreadable, malformed or of another machine (why says which).
+func cachedModel(machine string) (m modelChoice, ok bool, why string) {
+	dir, err := cacheDir()
+	if err != nil {
+		return modelChoice{}, false, err.Error()
+	}
+	path := filepath.Join(dir, topology.ModelFileName(machine))
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return modelChoice{path: path}, false, "no calibration of this machine in " + dir
+	}
+	if err != nil {
+		return modelChoice{path: path}, false, err.Error()
+	}
+	f, err := topology.ParseModel(path, b)
+	if err != nil {
+		return modelChoice{path: path}, false, err.Error()
+	}
+	if f.Machine != machine {
+		return modelChoice{path: path}, false, fmt.Sprintf("%s is of machine %q, this is %q", path, f.Machine, machine)
+	}
+	return modelChoice{text: b, path: path, file: f, source: fmt.Sprintf("calibrated %s (measured %s)", path, f.Measured)}, true, ""
+}
+
+// measureModel calibrates this machine now and writes the cache (when there is one).
+func measureModel(t *topology.Topology) (modelChoice, error) {
+	f, err := calibrate.Run(t, calibrate.Options{})
+	if err != nil {
+		return modelChoice{}, err
+	}
+	text := topology.FormatModel(f)
+	m := modelChoice{text: text, file: f, source: "calibrated just now (measured " + f.Measured + "), not cached"}
+	dir, derr := cacheDir()
+	if derr != nil {
+		return m, nil
+	}
+	m.path = filepath.Join(dir, topology.ModelFileName(f.Machine))
+	if err := writeAtomic(m.path, text); err != nil {
+		return m, fmt.Errorf("writing the calibration to %s: %w", m.path, err)
+	}
+	m.source = fmt.Sprintf("calibrated %s (measured %s)", m.path, f.Measured)
+	return m, nil
+}
+
+// jobModel is the model of a job on this machine: the cached one, else measured now (the
+// first job on a machine pays for it: about 0.2 s, before its PEs start, so nothing else
+// of ours runs on the CPUs being measured). Failures to measure or to cache are reported
+// on log and the job runs on what it has.
+func jobModel(t *topology.Topology, log io.Writer) modelChoice {
+	machine := topology.MachineKey(t)
+	if m, ok, _ := cachedModel(machine); ok {
+		return m
+	}
+	if _, err := cacheDir(); err != nil && os.Getenv("GOSHMEM_CACHE") == cacheOff {
+		return modelChoice{source: "default (GOSHMEM_CACHE=none)"}
+	}
+	m, err := measureModel(t)
+	if err != nil {
+		fmt.Fprintf(log, "shmemrun: calibrating the cost model: %v\n", err)
+		if m.text == nil {
+			return modelChoice{source: "default (calibration failed)"}
+		}
+	}
+	return m
+}
+
+// tableChoice is the tuning table a job consults and where it came from.
+type tableChoice struct {
+	text  []byte
+	path  string
+	table *topology.Table
+}
+
+// jobTable is the table for a job of layout l on machine: SHMEM_COLL_TUNING's (an error
+// when unreadable or malformed: the user asked for it), else the cache's for this
+// machine and layout (a malformed one is reported on log and skipped).
+func jobTable(machine string, l topology.Layout, log io.Writer) (tableChoice, error) {
+	if file := os.Getenv("SHMEM_COLL_TUNING"); strings.TrimSpace(file) != "" {
+		file = strings.TrimSpace(file)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return tableChoice{}, fmt.Errorf("SHMEM_COLL_TUNING: %v", err)
+		}
+		t, err := topology.ParseTable(file, b)
+		if err != nil {
+			return tableChoice{}, fmt.Errorf("SHMEM_COLL_TUNING: %v", err)
+		}
+		return tableChoice{b, file, t}, nil
+	}
+	dir, err := cacheDir()
+	if err != nil {
+		return tableChoice{}, nil
+	}
+	path := filepath.Join(dir, topology.TableFileName(machine, l))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(log, "shmemrun: tuning table: %v (ignored)\n", err)
+		}
+		return tableChoice{}, nil
+	}
+	t, err := topology.ParseTable(path, b)
+	if err == nil && (t.Machine != machine || t.Layout != l) {
+		err = fmt.Errorf("%s: tuned for %s on %q, not this job's %s on %q", path, t.Layout, t.Machine, l, machine)
+	}
+	if err != nil {
+		fmt.Fprintf(log, "shmemrun: tuning table %v (ignored; shmemrun --tune rewrites it)\n", err)
+		return tableChoice{}, nil
+	}
+	return tableChoice{b, path, t}, nil
+}
+
+// collEnv is env without inherited model and table variables, plus this job's.
+func collEnv(env []string, m modelChoice, tc tableChoice) []string {
+	out := make([]string, 0, len(env)+4)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != rt.EnvModel && k != rt.EnvModelFile && k != rt.EnvTable && k != rt.EnvTableFile {
+			out = append(out, kv)
+		}
+	}
+	if m.text != nil {
+		out = append(out, rt.EnvModel+"="+string(m.text), rt.EnvModelFile+"="+m.path)
+	}
+	if tc.text != nil {
+		out = append(out, rt.EnvTable+"="+string(tc.text), rt.EnvTableFile+"="+tc.path)
+	}
+	return out
+}
+
+// runCalibrate is shmemrun --calibrate: measure, write the cache, print the model.
+func runCalibrate(stdout, stderr io.Writer) int {
+	t, err := topology.Read("")
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --calibrate: %v\n", err)
+		return 1
+	}
+	t0 := time.Now()
+	m, err := measureModel(t)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --calibrate: %v\n", err)
+		return 1
+	}
+	where := m.path
+	if where == "" {
+		where = "not cached: GOSHMEM_CACHE=none"
+	}
+	fmt.Fprintf(stdout, "calibrated in %v: %s\n", time.Since(t0).Round(time.Millisecond), where)
+	stdout.Write(m.text)
+	return 0
+}
+
+// dryRunModel is what --dry-run says of auto's sources: the cached model on this machine
+// (--dry-run measures nothing) and the table a job would consult; the default model and
+// no table on a captured tree.
+func dryRunModel(t *topology.Topology, bs []topology.Binding, captured bool, log io.Writer) (string, topology.CostModel, *topology.Table, error) {
+	if captured {
+		return "tuning table: none (--topology: another machine)\ncost model: default (--topology: another machine)\n" +
+			topology.ModelSummary(topology.DefaultCostModel(), nil), topology.DefaultCostModel(), nil, nil
+	}
+	machine := topology.MachineKey(t)
+	var b strings.Builder
+	l := topology.LayoutOf(topology.PlaceMap(bs), 1)
+	tc, err := jobTable(machine, l, log)
+	if err != nil {
+		return "", topology.CostModel{}, nil, err
+	}
+	switch {
+	case tc.table == nil:
+		fmt.Fprintf(&b, "tuning table: none (shmemrun --tune with these flags writes one)\n")
+	case tc.table.Layout != l:
+		fmt.Fprintf(&b, "tuning table: %s not used: it was tuned for %s, this job is %s\n", tc.path, tc.table.Layout, l)
+		tc.table = nil
+	default:
+		fmt.Fprintf(&b, "tuning table: %s (%s)\n", tc.path, l)
+	}
+	m, ok, why := cachedModel(machine)
+	model, fields := topology.DefaultCostModel(), map[string]string(nil)
+	if ok {
+		model, fields = m.file.Model, m.file.Source
+		fmt.Fprintf(&b, "cost model: %s\n", m.source)
+	} else {
+		fmt.Fprintf(&b, "cost model: default (%s; the first job measures it, or shmemrun --calibrate)\n", why)
+	}
+	b.WriteString(topology.ModelSummary(model, fields))
+	return b.String(), model, tc.table, nil
+}

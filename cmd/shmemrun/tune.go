@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	shmem "github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/runtime/launch"
+	"github.com/goshmem/shmem/topology"
+)
+
+// shmemrun --tune starts jobs of its own executable with envTunePE set: each PE runs
+// tunePE, which times one collective at each size with the algorithm its
+// SHMEM_<COLL>_ALGORITHM forces; PE 0 prints one line per size. One job per algorithm,
+// because algorithms of a collective share the sync area's words with different protocols
+// (counts consumed, epochs published): switching algorithms inside a job would let one
+// read the other's leftovers. Machines drift (a VM's CPUs move between L3 domains), so the
+// jobs run in rounds, every algorithm once a round, and each size takes the median over
+// the rounds; the launcher turns the result into a table (topology.TableFromTimings).
+
+const envTunePE = "GOSHMEM_TUNE_PE" // "COLL MIN:MAX SAMPLES"
+
+// algVar is the setting that forces c's algorithm.
+var algVar = map[topology.Collective]string{topology.Barrier: "SHMEM_BARRIER_ALGORITHM",
+	topology.Bcast: "SHMEM_BCAST_ALGORITHM", topology.Reduce: "SHMEM_REDUCE_ALGORITHM",
+	topology.FCollect: "SHMEM_FCOLLECT_ALGORITHM", topology.AllToAll: "SHMEM_ALLTOALL_ALGORITHM"}
+
+// tuned are the collectives --tune times. collect (variable blocks) has one algorithm in
+// the runtime, so there is nothing to choose.
+var tuned = []topology.Collective{topology.Barrier, topology.Bcast, topology.Reduce, topology.FCollect, topology.AllToAll}
+
+func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, stderr io.Writer) int {
+	lo, hi, err := parseSizeRange(o.tuneSizes)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune-sizes %s: %v\n", o.tuneSizes, err)
+		return launch.StatusUsage
+	}
+	if o.tuneSamples < 1 || o.tuneSamples > 1000 {
+		fmt.Fprintf(stderr, "shmemrun: --tune-samples %d: want 1 to 1000\n", o.tuneSamples)
+		return launch.StatusUsage
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune: finding shmemrun's executable: %v\n", err)
+		return 1
+	}
+	machine := topology.MachineKey(t)
+	layout := topology.LayoutOf(topology.PlaceMap(bs), 1)
+	base := collEnv(os.Environ(), modelChoice{}, tableChoice{})
+	rounds := min(5, o.tuneSamples)
+	got := map[topology.Timing][]float64{} // keyed with US 0
+	t0 := time.Now()
+	for range rounds {
+		for _, c := range tuned {
+			for _, a := range topology.Algorithms(c) {
+				env := append(slices.Clip(base), algVar[c]+"="+string(a), fmt.Sprintf("%s=%s %d:%d %d", envTunePE, c, lo, hi, o.tuneSamples))
+				var out bytes.Buffer
+				status, err := launch.Run(launch.Config{NPEs: o.n, Prog: exe, Env: env, Stdout: &out, Stderr: stderr,
+					Timeout: o.timeout, Signals: true, Bindings: bs, Topology: t})
+				if err != nil || status != 0 {
+					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d): %v\n", c, a, status, err)
+					return max(status, 1)
+				}
+				ts, err := parseTimings(out.Bytes())
+				if err != nil {
+					fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
+					return 1
+				}
+				for _, x := range ts {
+					us := x.US
+					x.US = 0
+					got[x] = append(got[x], us)
+				}
+			}
+		}
+	}
+	var ts []topology.Timing
+	for k, v := range got {
+		slices.Sort(v)
+		k.US = v[len(v)/2]
+		ts = append(ts, k)
+	}
+	tbl := topology.TableFromTimings(machine, layout, ts)
+	text := topology.FormatTable(tbl)
+	dir, err := cacheDir()
+	where := "not written: " + fmt.Sprint(err)
+	if err == nil {
+		path := filepath.Join(dir, topology.TableFileName(machine, layout))
+		if err := writeAtomic(path, text); err != nil {
+			fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
+			return 1
+		}
+		where = path
+	}
+	fmt.Fprintf(stdout, "tuned %d PEs in %v: %s\n", o.n, time.Since(t0).Round(time.Millisecond), where)
+	stdout.Write(text)
+	return 0
+}
+
+// parseTimings reads PE 0's lines: "tune COLL SIZE ALG US".
+func parseTimings(b []byte) ([]topology.Timing, error) {
+	var ts []topology.Timing
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) != 5 || f[0] != "tune" {
+			return nil, fmt.Errorf("timing job output line %d: %q", n, sc.Text())
+		}
+		var x topology.Timing
+		c := slices.IndexFunc(topology.Collectives, func(c topology.Collective) bool { return c.String() == f[1] })
+		size, err1 := strconv.ParseInt(f[2], 10, 64)
+		us, err2 := strconv.ParseFloat(f[4], 64)
+		if c < 0 || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("timing job output line %d: %q", n, sc.Text())
+		}
+		x.Coll, x.Size, x.Alg, x.US = topology.Collectives[c], size, topology.Algorithm(f[3]), us
+		ts = append(ts, x)
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("the timing job measured nothing")
+	}
+	return ts, nil
+}
+
+// parseSizeRange reads MIN:MAX with K and M suffixes.
+func parseSizeRange(s string) (int64, int64, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("want MIN:MAX, e.g. 8:1M")
+	}
+	lo, err := topology.ParseTableSize(a)
+	if err != nil {
+		return 0, 0, err
+	}
+	hi, err := topology.ParseTableSize(b)
+	if err != nil {
+		return 0, 0, err
+	}
+	if lo < 8 || hi < lo || hi > 64<<20 {
+		return 0, 0, fmt.Errorf("want 8 <= MIN <= MAX <= 64M")
+	}
+	return lo, hi, nil
+}
+
+// tunePE is one PE of a timing job: spec names the collective, the sizes and the samples;
+// the algorithm is the one the environment forces.
+func tunePE(spec string, stdout, stderr io.Writer) int {
+	var lo, hi int64
+	var samples int
+	var name string
+	if _, err := fmt.Sscanf(spec, "%s %d:%d %d", &name, &lo, &hi, &samples); err != nil || lo < 8 || hi < lo || samples < 1 {
+		fmt.Fprintf(stderr, "shmemrun: %s=%q: malformed\n", envTunePE, spec)
+		return launch.StatusUsage
+	}
+	ci := slices.IndexFunc(tuned, func(c topology.Collective) bool { return c.String() == name })
+	if ci < 0 {
+		fmt.Fprintf(stderr, "shmemrun: %s=%q: no collective %q\n", envTunePE, spec, name)
+		return launch.StatusUsage
+	}
+	c := tuned[ci]
+	alg := strings.ToLower(os.Getenv(algVar[c]))
+	if err := shmem.Init(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer shmem.Finalize()
+	npes := shmem.NPEs()
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	team := shmem.TeamWorld()
+	sizes := []int64{8}
+	if c != topology.Barrier {
+		sizes = sizes[:0]
+		for s := lo; s <= hi; s *= 2 {
+			// alltoall's buffers hold a block per PE, twice: keep them in the default heap
+			if c == topology.AllToAll && s*int64(npes) > 32<<20 {
+				break
+			}
+			sizes = append(sizes, s)
+		}
+	}
+	for _, size := range sizes {
+		op, free, err := collOp(c, team, int(size), npes)
+		if err != nil {
+			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
+			return 1
+		}
+		// Calls per sample: enough that a sample outlasts the clock and the closing
+		// barrier, few at large sizes. Every PE computes the same counts.
+		calls := int(max(4, min(200, (256<<10)/size)))
+		var times []float64
+		for s := 0; s <= samples; s++ { // sample 0 warms up
+			shmem.BarrierAll()
+			t0 := time.Now()
+			for range calls {
+				op()
+			}
+			shmem.BarrierAll() // every PE's part is done, not only PE 0's
+			if s > 0 {
+				times = append(times, float64(time.Since(t0).Nanoseconds())/1e3/float64(calls))
+			}
+		}
+		free()
+		if shmem.MyPE() == 0 {
+			slices.Sort(times)
+			fmt.Fprintf(w, "tune %s %d %s %.4g\n", c, size, alg, times[len(times)/2])
+		}
+	}
+	return 0
+}
+
+// collOp is one call of c over team at size bytes per PE, on buffers allocated now, and
+// the function that frees them (collectively).
+func collOp(c topology.Collective, team shmem.Team, size, npes int) (op func(), free func(), err error) {
+	n := max(size/8, 1)
+	var bufs [][]int64
+	free = func() {
+		for _, b := range bufs {
+			shmem.Free(b)
+		}
+	}
+	alloc := func(k int) []int64 {
+		if err != nil {
+			return nil
+		}
+		var b []int64
+		if b, err = shmem.Malloc[int64](k); err == nil {
+			bufs = append(bufs, b)
+		}
+		return b
+	}
+	switch c {
+	case topology.Barrier:
+		op = shmem.BarrierAll
+	case topology.Bcast:
+		dst, src := alloc(n), alloc(n)
+		op = func() { must(shmem.Broadcast(team, dst, src, 0)) }
+	case topology.Reduce:
+		dst, src := alloc(n), alloc(n)
+		op = func() { must(shmem.SumReduce(team, dst, src)) }
+	case topology.FCollect:
+		dst, src := alloc(n*npes), alloc(n)
+		op = func() { must(shmem.FCollect(team, dst, src)) }
+	case topology.AllToAll:
+		dst, src := alloc(n*npes), alloc(n*npes)
+		op = func() { must(shmem.AllToAll(team, dst, src, n)) }
+	default:
+		return nil, nil, fmt.Errorf("no timing for %s", c)
+	}
+	return op, free, err
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

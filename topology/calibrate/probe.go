@@ -1,0 +1,167 @@
+// Package calibrate measures the inputs of the collective cost model (topology.CostModel)
+// on the machine it runs on: the hand-off latency of a flag and the bandwidth of reading
+// data another core just wrote, between two CPUs of each level the machine has (one L3
+// domain, two L3 domains of a socket, two sockets), and the rate of the combine kernel.
+// shmemrun runs it once per machine and caches the result (topology.ModelFile); the
+// probes are bench/limits' and topology's cost-model benchmarks, made callable.
+package calibrate
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/kernels"
+	"github.com/goshmem/shmem/runtime/shm"
+	"github.com/goshmem/shmem/topology"
+)
+
+// onCPU runs f on a goroutine locked to an OS thread pinned to cpu, and returns when f
+// does. The goroutine never unlocks, so its pinned thread ends with it instead of going
+// back to the scheduler with a one-CPU mask.
+func onCPU(cpu int, f func()) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := topology.SetAffinity(topology.NewCPUSet(cpu)); err != nil {
+			errc <- fmt.Errorf("pinning to CPU %d: %w", cpu, err)
+			return
+		}
+		f()
+		errc <- nil
+	}()
+	return <-errc
+}
+
+// line is an int64 alone in its cache line.
+type line struct {
+	_ [64]byte
+	v atomic.Int64
+	_ [56]byte
+}
+
+// FlagRoundTrip bounces a flag between CPU a and CPU b as the runtime's flags move: two
+// lines, each written by one side (an atomic store), polled with the spin-wait hint. It
+// returns samples times, each the mean round trip over batch round trips. Half a round
+// trip is the model's hand-off latency.
+func FlagRoundTrip(a, b, samples, batch int) ([]time.Duration, error) {
+	if a == b || samples < 1 || batch < 1 {
+		return nil, fmt.Errorf("calibrate.FlagRoundTrip: want two CPUs and positive counts, have CPUs %d,%d, %d samples of %d", a, b, samples, batch)
+	}
+	ping, pong := new(line), new(line)
+	rounds := int64(samples * batch)
+	echoErr := make(chan error, 1)
+	go func() {
+		echoErr <- onCPU(b, func() {
+			for i := int64(1); i <= rounds; i++ {
+				for v := ping.v.Load(); v != i; v = ping.v.Load() {
+					if v < 0 {
+						return
+					}
+					shm.Pause()
+				}
+				pong.v.Store(i)
+			}
+		})
+	}()
+	out := make([]time.Duration, 0, samples)
+	err := onCPU(a, func() {
+		i := int64(1)
+		for range samples {
+			t0 := time.Now()
+			for range batch {
+				ping.v.Store(i)
+				for pong.v.Load() != i {
+					shm.Pause()
+				}
+				i++
+			}
+			out = append(out, time.Since(t0)/time.Duration(batch))
+		}
+	})
+	if err != nil {
+		ping.v.Store(-1) // the echo may be waiting
+	}
+	if e := <-echoErr; err == nil {
+		err = e
+	}
+	return out, err
+}
+
+// PeerRead times copying size bytes on CPU a right after CPU b wrote them (so the lines
+// are modified in b's cache, or evicted past its size): samples copies, each returned as
+// MB/s.
+func PeerRead(a, b, size, samples int) ([]float64, error) {
+	if a == b || size < 64 || samples < 1 {
+		return nil, fmt.Errorf("calibrate.PeerRead: want two CPUs, at least 64 bytes and a sample, have CPUs %d,%d, %d bytes, %d samples", a, b, size, samples)
+	}
+	src, dst := make([]byte, size), make([]byte, size)
+	var turn line // 1: the writer's turn, 2: the reader's, -1: stop
+	writerErr := make(chan error, 1)
+	go func() {
+		writerErr <- onCPU(b, func() {
+			for gen := byte(1); ; gen++ {
+				for v := turn.v.Load(); v != 1; v = turn.v.Load() {
+					if v < 0 {
+						return
+					}
+					shm.Pause()
+				}
+				for i := 0; i < len(src); i += 64 {
+					src[i] = gen
+				}
+				turn.v.Store(2)
+			}
+		})
+	}()
+	out := make([]float64, 0, samples)
+	err := onCPU(a, func() {
+		for range samples {
+			turn.v.Store(1)
+			for turn.v.Load() != 2 {
+				shm.Pause()
+			}
+			t0 := time.Now()
+			kernels.Copy(dst, src)
+			el := time.Since(t0)
+			out = append(out, float64(size)/max(el.Seconds(), 1e-9)/1e6)
+		}
+	})
+	turn.v.Store(-1)
+	if e := <-writerErr; err == nil {
+		err = e
+	}
+	return out, err
+}
+
+// CombineRate times the sum kernel over int64 operands of 32 KiB in the cache of CPU a
+// (what a reduction's combine step costs): samples runs, each as MB/s of one operand.
+func CombineRate(a, samples int) ([]float64, error) {
+	const n = 4096
+	dst, src := make([]int64, n), make([]int64, n)
+	for i := range src {
+		src[i] = int64(i)
+	}
+	out := make([]float64, 0, samples)
+	err := onCPU(a, func() {
+		kernels.Combine(kernels.Sum, dst, src) // warm the cache
+		for range samples {
+			const reps = 16
+			t0 := time.Now()
+			for range reps {
+				kernels.Combine(kernels.Sum, dst, src)
+			}
+			el := time.Since(t0)
+			out = append(out, float64(reps*n*8)/max(el.Seconds(), 1e-9)/1e6)
+		}
+	})
+	return out, err
+}
+
+// median of v (sorted in place).
+func median[T int64 | float64 | time.Duration](v []T) T {
+	slices.Sort(v)
+	return v[len(v)/2]
+}
