@@ -112,6 +112,36 @@ func TestStrided(t *testing.T) {
 			shmem.Free(d64)
 			shmem.Free(d32)
 		}
+		// Many elements to a strided destination (across nodes: several packed messages),
+		// ordered before a flag by Fence alone: the flag's reader must see them all.
+		const many = 9000
+		d := mustAlloc[uint64](t, many*3)
+		flag := mustAlloc[uint64](t, 1)
+		src := make([]uint64, many)
+		for i := range src {
+			src[i] = uint64(me)<<32 | uint64(i)
+		}
+		shmem.BarrierAll()
+		to, from := (me+1)%n, (me+n-1)%n
+		shmem.IPut(d, src, 3, 1, many, to)
+		shmem.Fence()
+		shmem.P(&flag[0], 1, to)
+		shmem.WaitUntil(&flag[0], shmem.CmpEQ, 1)
+		for i := range many {
+			if w := uint64(from)<<32 | uint64(i); d[3*i] != w || d[3*i+1] != 0 {
+				t.Fatalf("IPut of %d at stride 3, after Fence and a flag: [%d] = %#x, [%d] = %#x, want %#x, 0", many, 3*i, d[3*i], 3*i+1, d[3*i+1], w)
+			}
+		}
+		back := make([]uint64, many*2)
+		shmem.IGet(back, d, 2, 3, many, to) // what I put there
+		for i := range many {
+			if back[2*i] != src[i] {
+				t.Fatalf("IGet of %d at stride 3: [%d] = %#x, want %#x", many, i, back[2*i], src[i])
+			}
+		}
+		shmem.BarrierAll()
+		shmem.Free(flag)
+		shmem.Free(d)
 	})
 }
 

@@ -82,6 +82,8 @@ void gsx_pmix_finalize(void) { PMIx_Finalize(NULL, 0); }
 
 static ucp_context_h ctx;
 static ucp_mem_h memh;
+static char *seg_base; // this PE's segment: the target of other PEs' strided messages
+static size_t seg_len;
 
 struct gsx_worker {
 	ucp_worker_h w;
@@ -91,6 +93,8 @@ struct gsx_worker {
 	ucp_rkey_h *rkey;
 	uint64_t *base;
 	uint64_t discard; // the reply of posted swaps nobody reads
+	// Strided messages (see "Strided transfers"): sent, and answered by their target.
+	uint64_t am_sent, am_done;
 	gsx_worker *next; // all workers, for progress_others
 };
 
@@ -102,11 +106,18 @@ struct gsx_worker {
 // context no longer received the next barrier's signal until its context worker ran).
 static gsx_worker *serving;
 
+static unsigned send_answers(void);
+static ucs_status_t set_handlers(gsx_worker *w);
+static int wait_answered(gsx_worker *w);
+
+// progress progresses one worker, then sends the answers its handlers queued.
+static unsigned progress(gsx_worker *w) { return ucp_worker_progress(w->w) + send_answers(); }
+
 // progress_others progresses every worker but w; the number of events.
 static unsigned progress_others(gsx_worker *w) {
 	unsigned n = 0;
 	for (gsx_worker *o = serving; o != NULL; o = o->next)
-		if (o != w) n += ucp_worker_progress(o->w);
+		if (o != w) n += progress(o);
 	return n;
 }
 
@@ -121,11 +132,13 @@ int gsx_init(void *seg, size_t len, int wakeup) {
 	ucp_params_t p;
 	memset(&p, 0, sizeof p);
 	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | (wakeup ? UCP_FEATURE_WAKEUP : 0);
+	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);
 	p.mt_workers_shared = 1;
 	s = ucp_init(&p, cfg, &ctx);
 	ucp_config_release(cfg);
 	if (s != UCS_OK) return s;
+	seg_base = seg;
+	seg_len = len;
 	ucp_mem_map_params_t mp;
 	memset(&mp, 0, sizeof mp);
 	mp.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
@@ -159,6 +172,7 @@ int gsx_worker_new(gsx_worker **out, int npes, int wakeup) {
 	ucs_status_t s = ucp_worker_create(ctx, &wp, &w->w);
 	if (s != UCS_OK) { free(w->ep); free(w->rkey); free(w->base); free(w); return s; }
 	if (wakeup && (s = ucp_worker_get_efd(w->w, &w->efd)) != UCS_OK) return s;
+	if ((s = set_handlers(w)) != UCS_OK) return s;
 	if (serving == NULL) serving = w;
 	else { w->next = serving->next; serving->next = w; }
 	*out = w;
@@ -216,7 +230,7 @@ static int wait(gsx_worker *w, ucs_status_ptr_t r) {
 	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
 	ucs_status_t s;
 	do {
-		unsigned n = ucp_worker_progress(w->w);
+		unsigned n = progress(w);
 		n += progress_others(w);
 		if (n == 0 && yield_in_wait) sched_yield();
 		s = ucp_request_check_status(r);
@@ -294,15 +308,24 @@ int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
 	return gsx_put(w, pe, off, &v, size, 1);
 }
 
-int gsx_flush(gsx_worker *w) { return wait(w, ucp_worker_flush_nbx(w->w, &noparam)); }
-int gsx_fence(gsx_worker *w) { return ucp_worker_fence(w->w); }
+int gsx_flush(gsx_worker *w) {
+	int s = wait(w, ucp_worker_flush_nbx(w->w, &noparam));
+	return s ? s : wait_answered(w);
+}
+
+// gsx_fence: a strided message is complete only when its target answers, which UCX's fence
+// knows nothing of; so those still unanswered are waited for.
+int gsx_fence(gsx_worker *w) {
+	int s = wait_answered(w);
+	return s ? s : ucp_worker_fence(w->w);
+}
 int gsx_workers(void) {
 	int n = 0;
 	for (gsx_worker *o = serving; o != NULL; o = o->next) n++;
 	return n;
 }
 
-int gsx_progress(gsx_worker *w) { return ucp_worker_progress(w->w) + (w == serving ? progress_others(w) : 0); }
+int gsx_progress(gsx_worker *w) { return progress(w) + (w == serving ? progress_others(w) : 0); }
 int gsx_arm(gsx_worker *w) { return ucp_worker_arm(w->w); }
 int gsx_efd(gsx_worker *w) { return w->efd; }
 
@@ -346,41 +369,209 @@ char *gsx_ep_info(gsx_worker *w, int pe) {
 	return buf;
 }
 
-// gsx_iput puts n elements of size bytes, every src_stride bytes from src, to every
-// dst_stride bytes from off on PE pe. A contiguous destination takes one message (the
-// source packed first when strided); a strided one takes a message per element.
-int gsx_iput(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size) {
-	if (dst_stride == size) {
-		if (src_stride == size) return gsx_put(w, pe, off, src, n * size, 1);
-		char *buf = malloc(n * size);
-		if (buf == NULL) return UCS_ERR_NO_MEMORY;
-		for (size_t i = 0; i < n; i++) memcpy(buf + i * size, src + i * src_stride, size);
-		int s = gsx_put(w, pe, off, buf, n * size, 1);
-		free(buf);
-		return s;
+// Strided transfers. UCX's remote side is contiguous, so a strided destination (iput) or
+// source (iget) would take one message per element. Instead the elements travel packed in
+// active messages of up to AM_CHUNK bytes, and the target scatters (iput) or gathers (iget)
+// them itself in the message's handler, which runs when its worker progresses (as RMA over
+// TCP is applied). Completion is the target's answer: an iput is remotely complete, for
+// quiet and fence, once its target sent AM_DONE (after writing the elements); an iget once
+// the gathered elements arrived (AM_IGOT). The handlers only queue answers: sends from
+// inside a handler would run in the progress context; progress() sends them after.
+enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT };
+#define AM_CHUNK 16384
+
+typedef struct {
+	uint64_t off, stride, n, size; // the target's elements: offset in its segment, byte stride
+	uint64_t dst, dst_stride;     // iget: where the answer goes on the requester
+} am_hdr;
+
+// in_segment says whether n elements of size bytes every stride bytes from off lie in this
+// PE's segment (a sender computed them from its own checked arguments; a target trusts no
+// wire blindly).
+static int in_segment(const am_hdr *h) {
+	if (h->n == 0 || h->size == 0 || h->off > seg_len) return 0;
+	uint64_t span;
+	if (__builtin_mul_overflow(h->n - 1, h->stride, &span) || __builtin_add_overflow(span, h->size, &span)) return 0;
+	return span <= seg_len - h->off;
+}
+
+static void scatter(char *dst, size_t stride, const char *src, size_t n, size_t size) {
+	for (size_t i = 0; i < n; i++) memcpy(dst + i * stride, src + i * size, size);
+}
+
+static void gather(char *dst, const char *src, size_t stride, size_t n, size_t size) {
+	for (size_t i = 0; i < n; i++) memcpy(dst + i * size, src + i * stride, size);
+}
+
+// An answer a handler queued: its endpoint (the requester's worker), id and header.
+typedef struct { ucp_ep_h ep; unsigned id; am_hdr h; } answer;
+static answer *answers;
+static size_t nanswers, capanswers;
+static int answer_failed; // a queue that could not grow: fail the job rather than lose one
+
+static void queue_answer(ucp_ep_h ep, unsigned id, const am_hdr *h) {
+	if (nanswers == capanswers) {
+		size_t c = capanswers ? 2 * capanswers : 16;
+		answer *a = realloc(answers, c * sizeof *a);
+		if (a == NULL) { answer_failed = 1; return; }
+		answers = a;
+		capanswers = c;
 	}
-	for (size_t i = 0; i < n; i++) {
-		int s = gsx_put(w, pe, off + i * dst_stride, src + i * src_stride, size, 1);
-		if (s) return s;
+	answers[nanswers++] = (answer){ep, id, *h};
+}
+
+// sent frees a message's buffer (its header and payload) once UCX is done with it.
+static void sent(void *req, ucs_status_t status, void *buf) { free(buf); }
+
+// am_send sends one message whose header and payload (len bytes) are in buf, a malloc'ed
+// block it takes over; reply asks UCX for the endpoint back to this worker.
+static int am_send(ucp_ep_h ep, unsigned id, am_hdr *buf, size_t len, int reply) {
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof p);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.flags = UCP_AM_SEND_FLAG_EAGER | (reply ? UCP_AM_SEND_FLAG_REPLY : 0);
+	p.cb.send = sent;
+	p.user_data = buf;
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, buf, sizeof *buf, len ? buf + 1 : NULL, len, &p);
+	if (r == NULL) { free(buf); return 0; }
+	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
+	ucp_request_free(r); // completes later; sent() frees buf
+	return 0;
+}
+
+static unsigned send_answers(void) {
+	unsigned n = 0;
+	while (nanswers > 0) {
+		answer a = answers[--nanswers];
+		size_t len = a.id == AM_IGOT ? a.h.n * a.h.size : 0;
+		am_hdr *buf = malloc(sizeof *buf + len);
+		if (buf == NULL) { answer_failed = 1; return n; }
+		*buf = a.h;
+		if (a.id == AM_IGOT) // gathered now: a get's value is any from its call to its return
+			gather((char *)(buf + 1), seg_base + a.h.off, a.h.stride, a.h.n, a.h.size);
+		am_send(a.ep, a.id, buf, len, 0); // a failed send: the requester's endpoint failed
+		n++;
+	}
+	return n;
+}
+
+static ucs_status_t on_iput(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	am_hdr h;
+	memcpy(&h, header, sizeof h);
+	if (hlen != sizeof h || !in_segment(&h) || len != h.n * h.size || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+		fprintf(stderr, "goshmem: a malformed strided put reached this PE (dropped)\n");
+		return UCS_OK;
+	}
+	scatter(seg_base + h.off, h.stride, data, h.n, h.size);
+	queue_answer(param->reply_ep, AM_DONE, &h);
+	return UCS_OK;
+}
+
+static ucs_status_t on_iget(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	am_hdr h;
+	memcpy(&h, header, sizeof h);
+	if (hlen != sizeof h || !in_segment(&h) || (h.n > 1 && h.n * h.size > AM_CHUNK) || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+		fprintf(stderr, "goshmem: a malformed strided get reached this PE (dropped)\n");
+		return UCS_OK;
+	}
+	queue_answer(param->reply_ep, AM_IGOT, &h);
+	return UCS_OK;
+}
+
+static ucs_status_t on_done(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	((gsx_worker *)arg)->am_done++;
+	return UCS_OK;
+}
+
+static ucs_status_t on_igot(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	am_hdr h;
+	memcpy(&h, header, sizeof h);
+	if (hlen == sizeof h && len == h.n * h.size) // dst is this PE's own pointer, sent out by gsx_iget
+		scatter((char *)(uintptr_t)h.dst, h.dst_stride, data, h.n, h.size);
+	((gsx_worker *)arg)->am_done++;
+	return UCS_OK;
+}
+
+static ucs_status_t set_handlers(gsx_worker *w) {
+	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot};
+	for (unsigned id = AM_IPUT; id <= AM_IGOT; id++) {
+		ucp_am_handler_param_t p;
+		memset(&p, 0, sizeof p);
+		p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+		p.id = id;
+		p.flags = UCP_AM_FLAG_WHOLE_MSG;
+		p.cb = cbs[id];
+		p.arg = w;
+		ucs_status_t s = ucp_worker_set_am_recv_handler(w->w, &p);
+		if (s != UCS_OK) return s;
+	}
+	return UCS_OK;
+}
+
+// wait_answered progresses until every strided message of w was answered; a failed peer or
+// a lost answer ends the wait with an error instead of a hang.
+static int wait_answered(gsx_worker *w) {
+	while (w->am_done != w->am_sent) {
+		unsigned n = progress(w);
+		n += progress_others(w);
+		if (answer_failed) return UCS_ERR_NO_MEMORY;
+		if (gsx_failed() >= 0) return failed_status ? failed_status : UCS_ERR_CONNECTION_RESET;
+		if (n == 0 && yield_in_wait) sched_yield();
 	}
 	return 0;
 }
 
-// gsx_iget is gsx_iput's mirror: a contiguous source takes one message (unpacked here), a
-// strided one a message per element, all completed by one flush.
-int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, size_t dst_stride, size_t n, size_t size) {
-	if (src_stride == size) {
-		if (dst_stride == size) return gsx_get(w, pe, off, dst, n * size, 1);
+// per_msg is the elements of size bytes one message carries.
+static size_t per_msg(size_t size) { return size >= AM_CHUNK ? 1 : AM_CHUNK / size; }
+
+// gsx_iput puts n elements of size bytes, every src_stride bytes from src, to every
+// dst_stride bytes from off on PE pe. A contiguous destination takes one put (the source
+// packed first when strided); a strided one goes packed in messages its target scatters.
+// It returns once src may be reused; quiet completes it.
+int gsx_iput(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size) {
+	if (dst_stride == size || n == 1) {
+		if (src_stride == size || n == 1) return gsx_put(w, pe, off, src, n * size, 1);
 		char *buf = malloc(n * size);
 		if (buf == NULL) return UCS_ERR_NO_MEMORY;
-		int s = gsx_get(w, pe, off, buf, n * size, 1);
-		for (size_t i = 0; s == 0 && i < n; i++) memcpy(dst + i * dst_stride, buf + i * size, size);
+		gather(buf, src, src_stride, n, size);
+		int s = gsx_put(w, pe, off, buf, n * size, 1);
 		free(buf);
 		return s;
 	}
-	for (size_t i = 0; i < n; i++) {
-		int s = gsx_get(w, pe, off + i * src_stride, dst + i * dst_stride, size, 0);
+	for (size_t i = 0, k = per_msg(size); i < n; i += k) {
+		size_t m = n - i < k ? n - i : k;
+		am_hdr *buf = malloc(sizeof *buf + m * size);
+		if (buf == NULL) return UCS_ERR_NO_MEMORY;
+		*buf = (am_hdr){.off = off + i * dst_stride, .stride = dst_stride, .n = m, .size = size};
+		gather((char *)(buf + 1), src + i * src_stride, src_stride, m, size);
+		int s = am_send(w->ep[pe], AM_IPUT, buf, m * size, 1);
 		if (s) return s;
+		w->am_sent++;
 	}
-	return gsx_flush(w);
+	return 0;
+}
+
+// gsx_iget is gsx_iput's mirror: a contiguous source takes one get (unpacked here), a
+// strided one requests messages its target gathers; it returns with dst complete.
+int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, size_t dst_stride, size_t n, size_t size) {
+	if (src_stride == size || n == 1) {
+		if (dst_stride == size || n == 1) return gsx_get(w, pe, off, dst, n * size, 1);
+		char *buf = malloc(n * size);
+		if (buf == NULL) return UCS_ERR_NO_MEMORY;
+		int s = gsx_get(w, pe, off, buf, n * size, 1);
+		if (s == 0) scatter(dst, dst_stride, buf, n, size);
+		free(buf);
+		return s;
+	}
+	for (size_t i = 0, k = per_msg(size); i < n; i += k) {
+		size_t m = n - i < k ? n - i : k;
+		am_hdr *buf = malloc(sizeof *buf);
+		if (buf == NULL) return UCS_ERR_NO_MEMORY;
+		*buf = (am_hdr){.off = off + i * src_stride, .stride = src_stride, .n = m, .size = size,
+		                .dst = (uint64_t)(uintptr_t)(dst + i * dst_stride), .dst_stride = dst_stride};
+		int s = am_send(w->ep[pe], AM_IGET, buf, 0, 1);
+		if (s) return s;
+		w->am_sent++;
+	}
+	return wait_answered(w);
 }
