@@ -153,7 +153,7 @@ func (a area) word(i int) *uint64 { return (*uint64)(unsafe.Add(a.p, i*8)) }
 // signal after a Fence orders it.
 func (a area) signal(i int, pe int, n uint64) {
 	if !local(pe) {
-		netT.AMO(AMOFetchAdd|AMOPost, 8, unsafe.Pointer(a.word(i)), n, 0, pe)
+		netT.AMO(AMOFetchAdd|AMOPost|AMOSignal, 8, unsafe.Pointer(a.word(i)), n, 0, pe)
 		return
 	}
 	atomic.AddUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), n)
@@ -163,7 +163,7 @@ func (a area) signal(i int, pe int, n uint64) {
 // post stores v into word i of the area on PE pe (epoch flags: one writer per word).
 func (a area) post(i int, pe int, v uint64) {
 	if !local(pe) {
-		netT.AMO(AMOSet|AMOPost, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
+		netT.AMO(AMOSet|AMOPost|AMOSignal, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
 		return
 	}
 	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)

@@ -93,13 +93,17 @@ type netEngine interface {
 var engine netEngine
 
 // The engine's worker is used by one goroutine at a time: the PE's calls and the progress
-// goroutine take netMu. inLib counts the PE's goroutines inside a wait, which progress
-// the engine themselves: the progress goroutine is parked meanwhile (two threads taking
-// turns on one worker halve its bandwidth).
+// goroutine take netMu. inLib counts the PE's goroutines inside the library (an operation
+// or a wait, which progress the engine themselves): the progress goroutine rests
+// meanwhile (two threads taking turns on one worker halve its bandwidth). libCalls counts
+// entries, so the progress goroutine tells a PE calling the library in a loop from one
+// that left it.
 var (
-	netMu   sync.Mutex
-	inLib   atomic.Int32
-	libIdle = sync.NewCond(&sync.Mutex{})
+	netMu      sync.Mutex
+	inLib      atomic.Int32
+	libCalls   atomic.Uint32
+	serveAwait atomic.Bool // the progress goroutine waits for libIdle's broadcast
+	libIdle    = sync.NewCond(&sync.Mutex{})
 )
 
 // netProgress runs the engine once from a wait loop.
@@ -109,7 +113,10 @@ func netProgress() {
 	netMu.Unlock()
 }
 
-func netEnter() { inLib.Add(1) }
+func netEnter() {
+	inLib.Add(1)
+	libCalls.Add(1)
+}
 
 // lockNet takes the worker for one of the PE's operations, parking the progress goroutine.
 func lockNet() {
@@ -123,20 +130,45 @@ func unlockNet() {
 }
 
 func netLeave() {
-	if inLib.Add(-1) == 0 {
+	if inLib.Add(-1) == 0 && serveAwait.Load() {
 		libIdle.L.Lock()
 		libIdle.Broadcast()
 		libIdle.L.Unlock()
 	}
 }
 
-// waitLibIdle parks the progress goroutine while a wait of the PE progresses the engine.
+// serveTick is how often the resting progress goroutine looks whether the PE left the
+// library, while the PE calls it in a loop.
+const serveTick = time.Millisecond
+
+// serveSeen is libCalls when the progress goroutine last looked (only it uses it).
+var serveSeen uint32
+
+// waitLibIdle returns once the PE is outside the library and has not entered it since the
+// progress goroutine last looked, or for a tick. A PE calling the library in a loop is
+// looked at once a tick (waking the progress goroutine at every exit cost each operation
+// a thread switch: a get across nodes took 2.4x raw UCX's); one inside a long wait is
+// waited for on libIdle, which its exit broadcasts.
 func waitLibIdle() {
-	libIdle.L.Lock()
-	for inLib.Load() != 0 {
-		libIdle.Wait()
+	for {
+		n := libCalls.Load()
+		idle := inLib.Load() == 0
+		switch {
+		case n == serveSeen && idle:
+			return
+		case n == serveSeen: // inside since the last look: a wait; sleep until it ends
+			libIdle.L.Lock()
+			serveAwait.Store(true)
+			for inLib.Load() != 0 {
+				libIdle.Wait()
+			}
+			serveAwait.Store(false)
+			libIdle.L.Unlock()
+		default:
+			serveSeen = n
+			time.Sleep(serveTick)
+		}
 	}
-	libIdle.L.Unlock()
 }
 
 // offset is p's offset in my segment: the address the engine sends for a symmetric p.

@@ -434,9 +434,9 @@ func (t *ucxTransport) GetNBI(dst, src unsafe.Pointer, n uintptr, pe int) {
 	}
 }
 
-// PutStrided packs the source and sends one message when the destination is contiguous;
-// a strided destination needs one message per element (UCX's remote side is contiguous),
-// all started before one wait.
+// PutStrided sends one put when the destination is contiguous (the source packed); a
+// strided one travels packed in messages its target scatters (engine.c, "Strided
+// transfers"); GetStrided likewise.
 func (t *ucxTransport) PutStrided(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, pe int) {
 	lockNet()
 	err := t.w.PutStrided(pe, segOffset(dst), dstStride, src, srcStride, n, size)
@@ -456,12 +456,12 @@ func (t *ucxTransport) GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.
 }
 
 func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
-	fetch := op&AMOPost == 0
-	op &^= AMOPost
+	fetch, signal := op&AMOPost == 0, op&AMOSignal != 0
+	op &^= AMOPost | AMOSignal
 	lockNet()
 	defer unlockNet()
 	if size >= 4 {
-		old, err := t.w.AMO(pe, segOffset(p), uint8(op), size, v, cond, fetch)
+		old, err := t.w.AMO(pe, segOffset(p), uint8(op), size, v, cond, fetch, signal)
 		if err != nil {
 			netFail("atomic", pe, err)
 		}
@@ -472,7 +472,7 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	off := segOffset(p) &^ 3
 	shift := (uintptr(p) & 3) * 8
 	mask := uint32(uint64(1)<<(size*8)-1) << shift
-	w, err := t.w.AMO(pe, off, uint8(AMOFetch), 4, 0, 0, true)
+	w, err := t.w.AMO(pe, off, uint8(AMOFetch), 4, 0, 0, true, false)
 	for err == nil {
 		o := uint64((uint32(w) & mask) >> shift)
 		x := applyBitwise(op, o, v)
@@ -481,7 +481,7 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 		}
 		nw := uint32(x)<<shift&mask | uint32(w)&^mask
 		var got uint64
-		if got, err = t.w.AMO(pe, off, uint8(AMOCompareSwap), 4, uint64(nw), w, true); err == nil && got == w {
+		if got, err = t.w.AMO(pe, off, uint8(AMOCompareSwap), 4, uint64(nw), w, true, false); err == nil && got == w {
 			return o
 		}
 		w = got

@@ -48,6 +48,10 @@ const (
 	// AMOPost marks an operation whose result the caller does not use (AtomicAdd, Set,
 	// And, ...): a transport may start it and let Quiet complete it.
 	AMOPost AMOOp = 0x80
+	// AMOSignal marks a posted operation that is a collective's signal: its receiver waits
+	// for it, so no Quiet has to (a barrier's Quiet waited a round trip for the signal of
+	// the barrier before). Transports that complete operations at once ignore it.
+	AMOSignal AMOOp = 0x40
 )
 
 // transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node

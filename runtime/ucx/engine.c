@@ -95,6 +95,10 @@ struct gsx_worker {
 	uint64_t discard; // the reply of posted swaps nobody reads
 	// Strided messages (see "Strided transfers"): sent, and answered by their target.
 	uint64_t am_sent, am_done;
+	// unflushed: operations a flush must complete were started since the last one. A
+	// collective's signals do not count: their receiver waits for them, and a barrier's
+	// quiet would otherwise wait a round trip for the previous barrier's signal.
+	int unflushed;
 	gsx_worker *next; // all workers, for progress_others
 };
 
@@ -131,9 +135,8 @@ int gsx_init(void *seg, size_t len, int wakeup) {
 	if (s != UCS_OK) return s;
 	ucp_params_t p;
 	memset(&p, 0, sizeof p);
-	p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+	p.field_mask = UCP_PARAM_FIELD_FEATURES;
 	p.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | (wakeup ? UCP_FEATURE_WAKEUP : 0);
-	p.mt_workers_shared = 1;
 	s = ucp_init(&p, cfg, &ctx);
 	ucp_config_release(cfg);
 	if (s != UCS_OK) return s;
@@ -252,18 +255,22 @@ static const ucp_request_param_t noparam;
 // gsx_put starts a put; wait_local waits until src may be reused (the put's request), not
 // for the remote side (a flush does that).
 int gsx_put(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, int wait_local) {
+	w->unflushed = 1;
 	ucs_status_ptr_t r = ucp_put_nbx(w->ep[pe], src, n, w->base[pe] + off, w->rkey[pe], &noparam);
 	return wait_local ? wait(w, r) : release(r);
 }
 
 int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int block) {
+	if (!block) w->unflushed = 1;
 	ucs_status_ptr_t r = ucp_get_nbx(w->ep[pe], dst, n, w->base[pe] + off, w->rkey[pe], &noparam);
 	return block ? wait(w, r) : release(r);
 }
 
 // gsx_amo: op is goshmem's AMO code (fetch, set, swap, cswap, fetch-add, and, or, xor).
-// Without fetch (and for ops UCX can post) the operation is only started; a flush completes it.
-gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int fetch) {
+// Without GSX_FETCH (and for ops UCX can post) the operation is only started; a flush
+// completes it, unless it is a collective's signal (GSX_SIGNAL), which no flush waits for.
+gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int flags) {
+	int fetch = flags & GSX_FETCH;
 	gsx_result res = {0, 0};
 	static const ucp_atomic_op_t ops[] = {UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_CSWAP,
 	                                      UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_AND, UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_XOR};
@@ -288,6 +295,7 @@ gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64
 	}
 	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
 	if (post) {
+		if (!(flags & GSX_SIGNAL)) w->unflushed = 1;
 		res.status = release(r);
 		return res;
 	}
@@ -309,7 +317,11 @@ int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
 }
 
 int gsx_flush(gsx_worker *w) {
-	int s = wait(w, ucp_worker_flush_nbx(w->w, &noparam));
+	int s = 0;
+	if (w->unflushed) {
+		s = wait(w, ucp_worker_flush_nbx(w->w, &noparam));
+		if (s == 0) w->unflushed = 0;
+	}
 	return s ? s : wait_answered(w);
 }
 
@@ -336,7 +348,8 @@ int gsx_wait_event(gsx_worker *w, int timeout_ms) {
 }
 
 void gsx_worker_free(gsx_worker *w) {
-	gsx_flush(w);
+	wait_answered(w);
+	wait(w, ucp_worker_flush_nbx(w->w, &noparam)); // signals too: the endpoints close next
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof p);
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;

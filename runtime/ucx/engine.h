@@ -28,7 +28,8 @@ int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int wait);
 int gsx_iput(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size);
 int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, size_t dst_stride, size_t n, size_t size);
 typedef struct { uint64_t old; int status; } gsx_result;
-gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int fetch);
+enum { GSX_FETCH = 1, GSX_SIGNAL = 2 }; // gsx_amo's flags
+gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int flags);
 gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size);
 int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size);
 void gsx_set_yield(int y);

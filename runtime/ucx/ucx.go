@@ -196,7 +196,8 @@ func (w *Worker) Get(pe int, off uintptr, dst unsafe.Pointer, n uintptr, wait bo
 }
 
 // PutStrided puts n elements of size bytes (src every srcStride elements) to every
-// dstStride-th element from offset off of PE pe, waiting until the source may be reused.
+// dstStride-th element from offset off of PE pe, returning once the source may be reused
+// (a Flush completes it).
 func (w *Worker) PutStrided(pe int, off uintptr, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr) error {
 	return ucsErr("ucp_put_nbx (strided)", C.gsx_iput(w.w, C.int(pe), C.uint64_t(off), C.size_t(uintptr(dstStride)*size), (*C.char)(src), C.size_t(uintptr(srcStride)*size), C.size_t(n), C.size_t(size)))
 }
@@ -208,9 +209,17 @@ func (w *Worker) GetStrided(pe int, off uintptr, srcStride int, dst unsafe.Point
 
 // AMO applies op (goshmem's AMO code: fetch, set, swap, compare-swap, fetch-add, and, or,
 // xor) to the size-byte (4 or 8) word at offset off of PE pe. Without fetch, an add or a
-// bitwise op is only started (a Flush completes it) and the result is 0.
-func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64, fetch bool) (uint64, error) {
-	r := C.gsx_amo(w.w, C.int(pe), C.uint64_t(off), C.int(op), C.int(size), C.uint64_t(v), C.uint64_t(cond), cbool(fetch))
+// bitwise op is only started (a Flush completes it) and the result is 0; a signal (a
+// collective's, which its receiver waits for) is one no Flush waits for.
+func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64, fetch, signal bool) (uint64, error) {
+	flags := C.int(0)
+	if fetch {
+		flags |= C.GSX_FETCH
+	}
+	if signal {
+		flags |= C.GSX_SIGNAL
+	}
+	r := C.gsx_amo(w.w, C.int(pe), C.uint64_t(off), C.int(op), C.int(size), C.uint64_t(v), C.uint64_t(cond), flags)
 	return uint64(r.old), ucsErr("ucp_atomic_op_nbx", r.status)
 }
 
