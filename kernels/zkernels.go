@@ -101,3 +101,182 @@ var genericKernels = [numTypes][numOps]kernel{
 	tComplex64:  {Sum: refSum[complex64], Prod: refProd[complex64]},
 	tComplex128: {Sum: refSum[complex128], Prod: refProd[complex128]},
 }
+
+// The comparisons of the scans, in the order of gen/tables.Cmps.
+const (
+	CmpEQ Cmp = iota // ==
+	CmpNE            // !=
+	CmpGT            // >
+	CmpGE            // >=
+	CmpLT            // <
+	CmpLE            // <=
+	numCmps
+)
+
+var cmpNames = [numCmps]string{"==", "!=", ">", ">=", "<", "<="}
+
+// Scan classes, in the order of gen/tables.ScanClasses.
+const (
+	sI16 = iota // int16
+	sU16        // uint16
+	sI32        // int32
+	sU32        // uint32
+	sI64        // int64
+	sU64        // uint64
+	numScanClasses
+)
+
+// The reference scans, one per (class, comparison).
+
+func refScanEQI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int16](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanEQU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint16](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanEQI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int32](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanEQU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint32](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanEQI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[int64](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanEQU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanNEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpNE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpGT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanGEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpGE, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpLT, p, v, vals, st, sstep, idx, n, max)
+}
+
+func refScanLEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	return refScan[uint64](CmpLE, p, v, vals, st, sstep, idx, n, max)
+}
+
+var genericScans = [numScanClasses][numCmps]scanKernel{
+	sI16: {CmpEQ: refScanEQI16, CmpNE: refScanNEI16, CmpGT: refScanGTI16, CmpGE: refScanGEI16, CmpLT: refScanLTI16, CmpLE: refScanLEI16},
+	sU16: {CmpEQ: refScanEQU16, CmpNE: refScanNEU16, CmpGT: refScanGTU16, CmpGE: refScanGEU16, CmpLT: refScanLTU16, CmpLE: refScanLEU16},
+	sI32: {CmpEQ: refScanEQI32, CmpNE: refScanNEI32, CmpGT: refScanGTI32, CmpGE: refScanGEI32, CmpLT: refScanLTI32, CmpLE: refScanLEI32},
+	sU32: {CmpEQ: refScanEQU32, CmpNE: refScanNEU32, CmpGT: refScanGTU32, CmpGE: refScanGEU32, CmpLT: refScanLTU32, CmpLE: refScanLEU32},
+	sI64: {CmpEQ: refScanEQI64, CmpNE: refScanNEI64, CmpGT: refScanGTI64, CmpGE: refScanGEI64, CmpLT: refScanLTI64, CmpLE: refScanLEI64},
+	sU64: {CmpEQ: refScanEQU64, CmpNE: refScanNEU64, CmpGT: refScanGTU64, CmpGE: refScanGEU64, CmpLT: refScanLTU64, CmpLE: refScanLEU64},
+}
