@@ -170,7 +170,8 @@ func scanRest(k scanKernel, r, size int, p *byte, v uint64, vals *byte, st *int3
 	return r + c
 }
 
-// The reference scan: the generic path, the tails of the vector paths, the tests' oracle.
+// The reference scans (generated: refScanEQI16, ...) are the generic path and the tails of
+// the vector paths; the tests' oracle is a plain loop of their own.
 
 type scanInt interface {
 	int16 | int32 | int64 | uint16 | uint32 | uint64
@@ -200,56 +201,16 @@ func scanLoad[T scanInt](p *T) T {
 
 var bigEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 0 }()
 
-func holds[T scanInt](a T, cmp Cmp, b T) bool {
-	switch cmp {
-	case CmpEQ:
-		return a == b
-	case CmpNE:
-		return a != b
-	case CmpGT:
-		return a > b
-	case CmpGE:
-		return a >= b
-	case CmpLT:
-		return a < b
-	}
-	return a <= b
-}
-
-func refScan[T scanInt](cmp Cmp, p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	xs := unsafe.Slice((*T)(unsafe.Pointer(p)), n)
-	var ws []T
+// scanViews turns a reference scan's arguments into slices and the broadcast value: the
+// generated references (refScanEQI16, ...) are each a loop over them with the comparison
+// inline.
+func scanViews[T scanInt](p *byte, v uint64, vals *byte, st *int32, idx *int, n, max int) (xs, ws []T, w T, sp unsafe.Pointer, out []int) {
+	xs = unsafe.Slice((*T)(unsafe.Pointer(p)), n)
 	if vals != nil {
 		ws = unsafe.Slice((*T)(unsafe.Pointer(vals)), n)
 	}
-	w := T(v) // v's low bits
-	sp := unsafe.Pointer(st)
-	var out []int
 	if idx != nil {
 		out = unsafe.Slice(idx, max)
 	}
-	c := 0
-	for i := range xs {
-		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
-			continue
-		}
-		if ws != nil {
-			w = ws[i]
-		}
-		if !holds(scanLoad(&xs[i]), cmp, w) {
-			continue
-		}
-		if out == nil {
-			return i
-		}
-		out[c] = i
-		c++
-		if c == max {
-			break
-		}
-	}
-	if out == nil {
-		return -1
-	}
-	return c
+	return xs, ws, T(v), unsafe.Pointer(st), out
 }

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // The operations, in the order of gen/tables.Ops.
 const (
 	Sum  Op = iota // sum
@@ -126,150 +128,1015 @@ const (
 	numScanClasses
 )
 
-// The reference scans, one per (class, comparison).
+// The reference scans, one per (class, comparison), the comparison inline (a scanKernel
+// each; see refScan).
 
 func refScanEQI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int16](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanEQU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint16](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanEQI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int32](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanEQU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint32](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanEQI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[int64](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanEQU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpEQ, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanNEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpNE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpGT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanGEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpGE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpLT, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 func refScanLEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[uint64](CmpLE, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 
 var genericScans = [numScanClasses][numCmps]scanKernel{

@@ -149,7 +149,7 @@ type scanRow struct {
 }
 
 type scanRef struct {
-	Name, Cmp, GoType string // "refScanEQI16", "CmpEQ", "int16"
+	Name, Cmp, GoType, Op string // "refScanEQI16", "CmpEQ", "int16", "=="
 }
 
 type scanWrapper struct {
@@ -167,7 +167,7 @@ func scanData(d *allData) {
 	for _, c := range tables.ScanClasses {
 		row := scanRow{ScanClass: c, Index: "s" + c.Name}
 		for _, cmp := range tables.Cmps {
-			ref := scanRef{Name: "refScan" + cmp.Title + c.Name, Cmp: "Cmp" + cmp.Title, GoType: c.GoType()}
+			ref := scanRef{Name: "refScan" + cmp.Title + c.Name, Cmp: "Cmp" + cmp.Title, GoType: c.GoType(), Op: cmp.Go}
 			d.ScanRefs = append(d.ScanRefs, ref)
 			row.Generic = append(row.Generic, entry{"Cmp" + cmp.Title, ref.Name})
 			k := tables.ScanKernelOf(cmp, c)
@@ -275,6 +275,8 @@ const tmplCommon = `// {{.Header}}
 
 package kernels
 
+import "unsafe"
+
 // The operations, in the order of gen/tables.Ops.
 const (
 {{- range .Ops}}
@@ -339,10 +341,35 @@ const (
 	numScanClasses
 )
 
-// The reference scans, one per (class, comparison).
+// The reference scans, one per (class, comparison), the comparison inline (a scanKernel
+// each; see refScan).
 {{range .ScanRefs}}
 func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	return refScan[{{.GoType}}]({{.Cmp}}, p, v, vals, st, sstep, idx, n, max)
+	xs, ws, w, sp, out := scanViews[{{.GoType}}](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) {{.Op}} w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
 }
 {{end}}
 
