@@ -63,9 +63,9 @@ type ScanElem interface {
 // (>= 1) and returns how many it wrote; with idx nil it returns the first such index or -1.
 type scanKernel = func(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int
 
-// scanZeroStatus stands for "no status array": one vector's worth of zero statuses (32 for
-// AVX-512's 16-bit lanes), read with step 0.
-var scanZeroStatus [32]int32
+// scanZeroStatus stands for "no status array": zero statuses for one unrolled group of
+// vectors (64 lanes at most), read with step 0.
+var scanZeroStatus [64]int32
 
 // scanClass gives T's row in the scan tables.
 func scanClass[T ScanElem]() int {

@@ -72,7 +72,12 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 	vals := c.Load(c.Param("vals"), c.GP64())
 	st := c.Load(c.Param("st"), c.GP64())
 	sstep := c.Load(c.Param("sstep"), c.GP64())
-	c.SHLQ(operand.U8(log2(L)), sstep) // status bytes per vector
+	// Vectors per unrolled group: their masks must fit one 64-bit word.
+	U := min(4, 64/L)
+	sstepG := c.GP64()
+	c.MOVQ(sstep, sstepG)
+	c.SHLQ(operand.U8(log2(U*L)), sstepG) // status bytes per group
+	c.SHLQ(operand.U8(log2(L)), sstep)    // status bytes per vector
 	n := c.Load(c.Param("n"), c.GP64())
 	cnt, base := c.GP64(), c.GP64()
 	c.XORQ(cnt, cnt)
@@ -95,7 +100,8 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 
 	// statusMask: the lanes of this vector whose status is 0, as bits of a GP register.
 	// tail (AVX-512): the GP mask of the lanes in range; masked loads never touch the others.
-	statusMask := func(tail reg.GPVirtual) reg.GPVirtual {
+	statusMask := func(tail reg.GPVirtual, u int) reg.GPVirtual {
+		sd := u * L * 4 // the statuses of vector u of an unrolled group
 		out := c.GP64()
 		if g.isa.AVX512 {
 			halves := 1
@@ -109,7 +115,7 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 				if cl.Bits == 64 {
 					sv = s.AsY() // 8 statuses
 				}
-				m := operand.Mem{Base: st, Disp: h * 64}
+				m := operand.Mem{Base: st, Disp: sd + h*64}
 				if tail != nil {
 					km := c.K()
 					t := c.GP64()
@@ -137,17 +143,17 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 		switch cl.Bits {
 		case 64: // 4 statuses: one xmm
 			s := c.XMM()
-			c.VPCMPEQD(operand.Mem{Base: st}, zero.AsX(), s)
+			c.VPCMPEQD(operand.Mem{Base: st, Disp: sd}, zero.AsX(), s)
 			c.VMOVMSKPS(s, out.As32())
 		case 32: // 8 statuses: one ymm
 			s := c.YMM()
-			c.VPCMPEQD(operand.Mem{Base: st}, zero, s)
+			c.VPCMPEQD(operand.Mem{Base: st, Disp: sd}, zero, s)
 			c.VMOVMSKPS(s, out.As32())
 		case 16: // 16 statuses: two ymm
 			s0, s1 := c.YMM(), c.YMM()
 			hi := c.GP64()
-			c.VPCMPEQD(operand.Mem{Base: st}, zero, s0)
-			c.VPCMPEQD(operand.Mem{Base: st, Disp: 32}, zero, s1)
+			c.VPCMPEQD(operand.Mem{Base: st, Disp: sd}, zero, s0)
+			c.VPCMPEQD(operand.Mem{Base: st, Disp: sd + 32}, zero, s1)
 			c.VMOVMSKPS(s0, out.As32())
 			c.VMOVMSKPS(s1, hi.As32())
 			c.SHLL(operand.U8(8), hi.As32())
@@ -216,10 +222,10 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 				c.VPXOR(bias, wv, wv)
 			}
 		}
-		load := func(tailMask reg.GPVirtual) (x, wr reg.VecVirtual) {
+		load := func(tailMask reg.GPVirtual, u int) (x, wr reg.VecVirtual) {
 			x = g.vec()
-			px := operand.Mem{Base: p, Index: base, Scale: uint8(size)}
-			pv := operand.Mem{Base: vals, Index: base, Scale: uint8(size)}
+			px := operand.Mem{Base: p, Index: base, Scale: uint8(size), Disp: u * g.isa.Bytes}
+			pv := operand.Mem{Base: vals, Index: base, Scale: uint8(size), Disp: u * g.isa.Bytes}
 			if tailMask != nil {
 				km := c.K()
 				c.KMOVQ(tailMask, km)
@@ -243,17 +249,40 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 			}
 			return x, wr
 		}
-		emit := func(tailMask reg.GPVirtual, lbl string) {
-			x, wr := load(tailMask)
+		// mask gives the qualifying lanes of vector u (from base).
+		mask := func(tailMask reg.GPVirtual, u int) reg.GPVirtual {
+			x, wr := load(tailMask, u)
 			m := cmpMask(x, wr)
-			s := statusMask(tailMask)
+			s := statusMask(tailMask, u)
 			c.ANDQ(s, m)
 			if tailMask != nil {
 				c.ANDQ(tailMask, m)
 			}
-			g.scanFound(name, lbl, m, base, cnt)
+			return m
+		}
+		emit := func(tailMask reg.GPVirtual, lbl string) {
+			g.scanFound(name, lbl, mask(tailMask, 0), base, cnt)
 		}
 		end := c.GP64()
+		// Groups of U vectors, their masks in one word (lane u*L+j is bit u*L+j): one test
+		// and one branch per group.
+		groupLoop := name + "_group" + sfx
+		c.MOVQ(n, end)
+		c.SUBQ(operand.U32(U*L), end) // last full group starts at base <= end
+		c.Label(groupLoop)
+		c.CMPQ(base, end)
+		c.JG(operand.LabelRef(loop + "_start"))
+		all := mask(nil, 0)
+		for u := 1; u < U; u++ {
+			m := mask(nil, u)
+			c.SHLQ(operand.U8(u*L), m)
+			c.ORQ(m, all)
+		}
+		g.scanFound(name, "g"+sfx, all, base, cnt)
+		c.ADDQ(sstepG, st)
+		c.ADDQ(operand.U32(U*L), base)
+		c.JMP(operand.LabelRef(groupLoop))
+		c.Label(loop + "_start")
 		c.MOVQ(n, end)
 		c.SUBQ(operand.U32(L), end) // last full vector starts at base <= end
 		c.Label(loop)

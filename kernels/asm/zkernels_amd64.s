@@ -2625,128 +2625,327 @@ Even64AVX2_done:
 
 // func ScanEQI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanEQI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanEQI16AVX2(SB), NOSPLIT, $8-72
 	// ScanEQI16AVX2: indices of p[i] == w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanEQI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanEQI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanEQI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanEQI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanEQI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI16AVX2_gb_bit
+
+ScanEQI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX2_groupb
+
+ScanEQI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanEQI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanEQI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPEQW     Y1, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
 	VPMOVMSKB    X2, SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanEQI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanEQI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanEQI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanEQI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI16AVX2_lb_bit
 
 ScanEQI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanEQI16AVX2_loopb
 
 ScanEQI16AVX2_tailb:
 	JMP ScanEQI16AVX2_done
 
 ScanEQI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanEQI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanEQI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanEQI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanEQI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPEQW     Y2, Y1, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
+	VPMOVMSKB    X1, R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanEQI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanEQI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanEQI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanEQI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanEQI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanEQI16AVX2_gv_bit
+
+ScanEQI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX2_groupv
+
+ScanEQI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanEQI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanEQI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanEQI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanEQI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanEQI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanEQI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanEQI16AVX2_lv_bit
 
 ScanEQI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanEQI16AVX2_loopv
 
 ScanEQI16AVX2_tailv:
@@ -2754,7 +2953,7 @@ ScanEQI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -2767,110 +2966,261 @@ TEXT ·ScanEQI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanEQI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanEQI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanEQI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanEQI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI32AVX2_gb_bit
+
+ScanEQI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI32AVX2_groupb
+
+ScanEQI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanEQI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanEQI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPEQD  Y1, Y2, Y2
 	VMOVMSKPS Y2, SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanEQI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanEQI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanEQI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanEQI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI32AVX2_lb_bit
 
 ScanEQI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanEQI32AVX2_loopb
 
 ScanEQI32AVX2_tailb:
 	JMP ScanEQI32AVX2_done
 
 ScanEQI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanEQI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI32AVX2_gv_bit
+
+ScanEQI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI32AVX2_groupv
+
+ScanEQI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanEQI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanEQI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPEQD  Y2, Y1, Y1
-	VMOVMSKPS Y1, R10
+	VMOVMSKPS Y1, SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanEQI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanEQI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanEQI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanEQI32AVX2_lv_bit
 
 ScanEQI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanEQI32AVX2_loopv
 
 ScanEQI32AVX2_tailv:
@@ -2878,7 +3228,7 @@ ScanEQI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -2891,110 +3241,261 @@ TEXT ·ScanEQI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanEQI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanEQI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanEQI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanEQI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI64AVX2_gb_bit
+
+ScanEQI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI64AVX2_groupb
+
+ScanEQI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanEQI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanEQI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPEQQ  Y1, Y2, Y2
 	VMOVMSKPD Y2, SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanEQI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanEQI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanEQI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanEQI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI64AVX2_lb_bit
 
 ScanEQI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanEQI64AVX2_loopb
 
 ScanEQI64AVX2_tailb:
 	JMP ScanEQI64AVX2_done
 
 ScanEQI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanEQI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI64AVX2_gv_bit
+
+ScanEQI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI64AVX2_groupv
+
+ScanEQI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanEQI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanEQI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPEQQ  Y2, Y1, Y1
-	VMOVMSKPD Y1, R10
+	VMOVMSKPD Y1, SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanEQI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanEQI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanEQI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanEQI64AVX2_lv_bit
 
 ScanEQI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanEQI64AVX2_loopv
 
 ScanEQI64AVX2_tailv:
@@ -3002,34 +3503,136 @@ ScanEQI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanNEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanNEI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanNEI16AVX2(SB), NOSPLIT, $8-72
 	// ScanNEI16AVX2: indices of p[i] != w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanNEI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanNEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanNEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanNEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanNEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI16AVX2_gb_bit
+
+ScanNEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX2_groupb
+
+ScanNEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanNEI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanNEI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPEQW     Y1, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
@@ -3037,102 +3640,207 @@ ScanNEI16AVX2_loopb:
 	NOTL         SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanNEI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanNEI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanNEI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanNEI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI16AVX2_lb_bit
 
 ScanNEI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanNEI16AVX2_loopb
 
 ScanNEI16AVX2_tailb:
 	JMP ScanNEI16AVX2_done
 
 ScanNEI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanNEI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanNEI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanNEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanNEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPEQW     Y2, Y1, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
-	NOTL         R10
+	VPMOVMSKB    X1, R11
+	NOTL         R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanNEI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanNEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanNEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanNEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanNEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanNEI16AVX2_gv_bit
+
+ScanNEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX2_groupv
+
+ScanNEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanNEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanNEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanNEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanNEI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanNEI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanNEI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanNEI16AVX2_lv_bit
 
 ScanNEI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanNEI16AVX2_loopv
 
 ScanNEI16AVX2_tailv:
@@ -3140,7 +3848,7 @@ ScanNEI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -3153,112 +3861,271 @@ TEXT ·ScanNEI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanNEI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanNEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanNEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanNEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI32AVX2_gb_bit
+
+ScanNEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI32AVX2_groupb
+
+ScanNEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanNEI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanNEI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPEQD  Y1, Y2, Y2
 	VMOVMSKPS Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanNEI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanNEI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanNEI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanNEI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI32AVX2_lb_bit
 
 ScanNEI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanNEI32AVX2_loopb
 
 ScanNEI32AVX2_tailb:
 	JMP ScanNEI32AVX2_done
 
 ScanNEI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanNEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI32AVX2_gv_bit
+
+ScanNEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI32AVX2_groupv
+
+ScanNEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanNEI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanNEI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPEQD  Y2, Y1, Y1
-	VMOVMSKPS Y1, R10
-	NOTL      R10
+	VMOVMSKPS Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanNEI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanNEI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanNEI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanNEI32AVX2_lv_bit
 
 ScanNEI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanNEI32AVX2_loopv
 
 ScanNEI32AVX2_tailv:
@@ -3266,7 +4133,7 @@ ScanNEI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -3279,112 +4146,271 @@ TEXT ·ScanNEI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanNEI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanNEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanNEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanNEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI64AVX2_gb_bit
+
+ScanNEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI64AVX2_groupb
+
+ScanNEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanNEI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanNEI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPEQQ  Y1, Y2, Y2
 	VMOVMSKPD Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanNEI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanNEI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanNEI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanNEI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI64AVX2_lb_bit
 
 ScanNEI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanNEI64AVX2_loopb
 
 ScanNEI64AVX2_tailb:
 	JMP ScanNEI64AVX2_done
 
 ScanNEI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanNEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI64AVX2_gv_bit
+
+ScanNEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI64AVX2_groupv
+
+ScanNEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanNEI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanNEI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPEQQ  Y2, Y1, Y1
-	VMOVMSKPD Y1, R10
-	NOTL      R10
+	VMOVMSKPD Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanNEI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanNEI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanNEI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanNEI64AVX2_lv_bit
 
 ScanNEI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanNEI64AVX2_loopv
 
 ScanNEI64AVX2_tailv:
@@ -3392,135 +4418,334 @@ ScanNEI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanGTI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanGTI16AVX2(SB), NOSPLIT, $8-72
 	// ScanGTI16AVX2: indices of p[i] > w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGTI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGTI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGTI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGTI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI16AVX2_gb_bit
+
+ScanGTI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX2_groupb
+
+ScanGTI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanGTI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanGTI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPGTW     Y1, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
 	VPMOVMSKB    X2, SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanGTI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGTI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI16AVX2_lb_bit
 
 ScanGTI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTI16AVX2_loopb
 
 ScanGTI16AVX2_tailb:
 	JMP ScanGTI16AVX2_done
 
 ScanGTI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanGTI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanGTI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanGTI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGTI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPGTW     Y2, Y1, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
+	VPMOVMSKB    X1, R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanGTI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanGTI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGTI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGTI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGTI16AVX2_gv_bit
+
+ScanGTI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX2_groupv
+
+ScanGTI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGTI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGTI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanGTI16AVX2_lv_bit
 
 ScanGTI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTI16AVX2_loopv
 
 ScanGTI16AVX2_tailv:
@@ -3528,36 +4753,138 @@ ScanGTI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanGTU16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanGTU16AVX2(SB), NOSPLIT, $8-72
 	// ScanGTU16AVX2: indices of p[i] > w[i] for uint16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU16AVX2_vector
 	VPBROADCASTW v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGTU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGTU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGTU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU16AVX2_gb_bit
+
+ScanGTU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX2_groupb
+
+ScanGTU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanGTU16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanGTU16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y3
+	VMOVDQU      (AX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPCMPGTW     Y2, Y3, Y3
 	VEXTRACTI128 $0x01, Y3, X4
@@ -3565,103 +4892,212 @@ ScanGTU16AVX2_loopb:
 	VPMOVMSKB    X3, SI
 	VPCMPEQD     (DX), Y0, Y3
 	VPCMPEQD     32(DX), Y0, Y4
-	VMOVMSKPS    Y3, R10
-	VMOVMSKPS    Y4, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanGTU16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGTU16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTU16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTU16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU16AVX2_lb_bit
 
 ScanGTU16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTU16AVX2_loopb
 
 ScanGTU16AVX2_tailb:
 	JMP ScanGTU16AVX2_done
 
 ScanGTU16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanGTU16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanGTU16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y2
-	VMOVDQU      (CX)(R8*2), Y3
+ScanGTU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGTU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPXOR        Y1, Y2, Y2
 	VPCMPGTW     Y3, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
-	VPMOVMSKB    X2, R10
+	VPMOVMSKB    X2, R11
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R11
-	VMOVMSKPS    Y3, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanGTU16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanGTU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGTU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGTU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGTU16AVX2_gv_bit
+
+ScanGTU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX2_groupv
+
+ScanGTU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGTU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGTU16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTU16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTU16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanGTU16AVX2_lv_bit
 
 ScanGTU16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTU16AVX2_loopv
 
 ScanGTU16AVX2_tailv:
@@ -3669,7 +5105,7 @@ ScanGTU16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -3685,110 +5121,261 @@ TEXT ·ScanGTI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGTI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI32AVX2_gb_bit
+
+ScanGTI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI32AVX2_groupb
+
+ScanGTI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanGTI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGTI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPGTD  Y1, Y2, Y2
 	VMOVMSKPS Y2, SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGTI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI32AVX2_lb_bit
 
 ScanGTI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTI32AVX2_loopb
 
 ScanGTI32AVX2_tailb:
 	JMP ScanGTI32AVX2_done
 
 ScanGTI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI32AVX2_gv_bit
+
+ScanGTI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI32AVX2_groupv
+
+ScanGTI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGTI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanGTI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPGTD  Y2, Y1, Y1
-	VMOVMSKPS Y1, R10
+	VMOVMSKPS Y1, SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTI32AVX2_lv_bit
 
 ScanGTI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTI32AVX2_loopv
 
 ScanGTI32AVX2_tailv:
@@ -3796,7 +5383,7 @@ ScanGTI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -3809,115 +5396,278 @@ TEXT ·ScanGTU32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU32AVX2_vector
 	VPBROADCASTD v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU32AVX2_gb_bit
+
+ScanGTU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU32AVX2_groupb
+
+ScanGTU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanGTU32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGTU32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y3
+	VMOVDQU   (AX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTD  Y2, Y3, Y3
 	VMOVMSKPS Y3, SI
 	VPCMPEQD  (DX), Y0, Y3
-	VMOVMSKPS Y3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGTU32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTU32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTU32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTU32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU32AVX2_lb_bit
 
 ScanGTU32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTU32AVX2_loopb
 
 ScanGTU32AVX2_tailb:
 	JMP ScanGTU32AVX2_done
 
 ScanGTU32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
-ScanGTU32AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanGTU32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y2
-	VMOVDQU   (CX)(R8*4), Y3
+ScanGTU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTD  Y3, Y2, Y2
-	VMOVMSKPS Y2, R10
-	VPCMPEQD  (DX), Y0, Y2
 	VMOVMSKPS Y2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanGTU32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanGTU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU32AVX2_gv_bit
+
+ScanGTU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU32AVX2_groupv
+
+ScanGTU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGTU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTU32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTU32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTU32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTU32AVX2_lv_bit
 
 ScanGTU32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTU32AVX2_loopv
 
 ScanGTU32AVX2_tailv:
@@ -3925,7 +5675,7 @@ ScanGTU32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -3941,110 +5691,261 @@ TEXT ·ScanGTI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGTI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGTI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI64AVX2_gb_bit
+
+ScanGTI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI64AVX2_groupb
+
+ScanGTI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanGTI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGTI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPGTQ  Y1, Y2, Y2
 	VMOVMSKPD Y2, SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGTI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI64AVX2_lb_bit
 
 ScanGTI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGTI64AVX2_loopb
 
 ScanGTI64AVX2_tailb:
 	JMP ScanGTI64AVX2_done
 
 ScanGTI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI64AVX2_gv_bit
+
+ScanGTI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI64AVX2_groupv
+
+ScanGTI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanGTI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanGTI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPGTQ  Y2, Y1, Y1
-	VMOVMSKPD Y1, R10
+	VMOVMSKPD Y1, SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTI64AVX2_lv_bit
 
 ScanGTI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGTI64AVX2_loopv
 
 ScanGTI64AVX2_tailv:
@@ -4052,7 +5953,7 @@ ScanGTI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4065,115 +5966,278 @@ TEXT ·ScanGTU64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGTU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU64AVX2_gb_bit
+
+ScanGTU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU64AVX2_groupb
+
+ScanGTU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanGTU64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGTU64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y3
+	VMOVDQU   (AX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTQ  Y2, Y3, Y3
 	VMOVMSKPD Y3, SI
 	VPCMPEQD  (DX), X0, X3
-	VMOVMSKPS X3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGTU64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTU64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGTU64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGTU64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU64AVX2_lb_bit
 
 ScanGTU64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGTU64AVX2_loopb
 
 ScanGTU64AVX2_tailb:
 	JMP ScanGTU64AVX2_done
 
 ScanGTU64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
-ScanGTU64AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanGTU64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y2
-	VMOVDQU   (CX)(R8*8), Y3
+ScanGTU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTQ  Y3, Y2, Y2
-	VMOVMSKPD Y2, R10
+	VMOVMSKPD Y2, R11
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanGTU64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanGTU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU64AVX2_gv_bit
+
+ScanGTU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU64AVX2_groupv
+
+ScanGTU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGTU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGTU64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGTU64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGTU64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTU64AVX2_lv_bit
 
 ScanGTU64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGTU64AVX2_loopv
 
 ScanGTU64AVX2_tailv:
@@ -4181,7 +6245,7 @@ ScanGTU64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4191,27 +6255,129 @@ GLOBL signbits64<>(SB), RODATA|NOPTR, $8
 
 // func ScanGEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanGEI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanGEI16AVX2(SB), NOSPLIT, $8-72
 	// ScanGEI16AVX2: indices of p[i] >= w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGEI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI16AVX2_gb_bit
+
+ScanGEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX2_groupb
+
+ScanGEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanGEI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanGEI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPGTW     Y2, Y1, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
@@ -4219,102 +6385,207 @@ ScanGEI16AVX2_loopb:
 	NOTL         SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanGEI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGEI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI16AVX2_lb_bit
 
 ScanGEI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEI16AVX2_loopb
 
 ScanGEI16AVX2_tailb:
 	JMP ScanGEI16AVX2_done
 
 ScanGEI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanGEI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanGEI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanGEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPGTW     Y1, Y2, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
-	NOTL         R10
+	VPMOVMSKB    X1, R11
+	NOTL         R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanGEI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanGEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGEI16AVX2_gv_bit
+
+ScanGEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX2_groupv
+
+ScanGEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGEI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanGEI16AVX2_lv_bit
 
 ScanGEI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEI16AVX2_loopv
 
 ScanGEI16AVX2_tailv:
@@ -4322,36 +6593,142 @@ ScanGEI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanGEU16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanGEU16AVX2(SB), NOSPLIT, $8-72
 	// ScanGEU16AVX2: indices of p[i] >= w[i] for uint16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGEU16AVX2_vector
 	VPBROADCASTW v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGEU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGEU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGEU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU16AVX2_gb_bit
+
+ScanGEU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX2_groupb
+
+ScanGEU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanGEU16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanGEU16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y3
+	VMOVDQU      (AX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPCMPGTW     Y3, Y2, Y3
 	VEXTRACTI128 $0x01, Y3, X4
@@ -4360,104 +6737,217 @@ ScanGEU16AVX2_loopb:
 	NOTL         SI
 	VPCMPEQD     (DX), Y0, Y3
 	VPCMPEQD     32(DX), Y0, Y4
-	VMOVMSKPS    Y3, R10
-	VMOVMSKPS    Y4, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanGEU16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGEU16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEU16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEU16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU16AVX2_lb_bit
 
 ScanGEU16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEU16AVX2_loopb
 
 ScanGEU16AVX2_tailb:
 	JMP ScanGEU16AVX2_done
 
 ScanGEU16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanGEU16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanGEU16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y2
-	VMOVDQU      (CX)(R8*2), Y3
+ScanGEU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGEU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPXOR        Y1, Y2, Y2
 	VPCMPGTW     Y2, Y3, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
-	VPMOVMSKB    X2, R10
-	NOTL         R10
+	VPMOVMSKB    X2, R11
+	NOTL         R11
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R11
-	VMOVMSKPS    Y3, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanGEU16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanGEU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGEU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGEU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGEU16AVX2_gv_bit
+
+ScanGEU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX2_groupv
+
+ScanGEU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGEU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanGEU16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEU16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEU16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanGEU16AVX2_lv_bit
 
 ScanGEU16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEU16AVX2_loopv
 
 ScanGEU16AVX2_tailv:
@@ -4465,7 +6955,7 @@ ScanGEU16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4478,112 +6968,271 @@ TEXT ·ScanGEI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGEI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI32AVX2_gb_bit
+
+ScanGEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI32AVX2_groupb
+
+ScanGEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanGEI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGEI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPGTD  Y2, Y1, Y2
 	VMOVMSKPS Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGEI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI32AVX2_lb_bit
 
 ScanGEI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEI32AVX2_loopb
 
 ScanGEI32AVX2_tailb:
 	JMP ScanGEI32AVX2_done
 
 ScanGEI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI32AVX2_gv_bit
+
+ScanGEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI32AVX2_groupv
+
+ScanGEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGEI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanGEI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPGTD  Y1, Y2, Y1
-	VMOVMSKPS Y1, R10
-	NOTL      R10
+	VMOVMSKPS Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEI32AVX2_lv_bit
 
 ScanGEI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEI32AVX2_loopv
 
 ScanGEI32AVX2_tailv:
@@ -4591,7 +7240,7 @@ ScanGEI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4604,117 +7253,288 @@ TEXT ·ScanGEU32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGEU32AVX2_vector
 	VPBROADCASTD v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU32AVX2_gb_bit
+
+ScanGEU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU32AVX2_groupb
+
+ScanGEU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanGEU32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGEU32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y3
+	VMOVDQU   (AX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTD  Y3, Y2, Y3
 	VMOVMSKPS Y3, SI
 	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y3
-	VMOVMSKPS Y3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGEU32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEU32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEU32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEU32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU32AVX2_lb_bit
 
 ScanGEU32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEU32AVX2_loopb
 
 ScanGEU32AVX2_tailb:
 	JMP ScanGEU32AVX2_done
 
 ScanGEU32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
-ScanGEU32AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanGEU32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y2
-	VMOVDQU   (CX)(R8*4), Y3
+ScanGEU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTD  Y2, Y3, Y2
-	VMOVMSKPS Y2, R10
-	NOTL      R10
-	VPCMPEQD  (DX), Y0, Y2
 	VMOVMSKPS Y2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanGEU32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanGEU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU32AVX2_gv_bit
+
+ScanGEU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU32AVX2_groupv
+
+ScanGEU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGEU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEU32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEU32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEU32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEU32AVX2_lv_bit
 
 ScanGEU32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEU32AVX2_loopv
 
 ScanGEU32AVX2_tailv:
@@ -4722,7 +7542,7 @@ ScanGEU32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4735,112 +7555,271 @@ TEXT ·ScanGEI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGEI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI64AVX2_gb_bit
+
+ScanGEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI64AVX2_groupb
+
+ScanGEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanGEI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGEI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPGTQ  Y2, Y1, Y2
 	VMOVMSKPD Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGEI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI64AVX2_lb_bit
 
 ScanGEI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGEI64AVX2_loopb
 
 ScanGEI64AVX2_tailb:
 	JMP ScanGEI64AVX2_done
 
 ScanGEI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI64AVX2_gv_bit
+
+ScanGEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI64AVX2_groupv
+
+ScanGEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanGEI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanGEI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPGTQ  Y1, Y2, Y1
-	VMOVMSKPD Y1, R10
-	NOTL      R10
+	VMOVMSKPD Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEI64AVX2_lv_bit
 
 ScanGEI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGEI64AVX2_loopv
 
 ScanGEI64AVX2_tailv:
@@ -4848,7 +7827,7 @@ ScanGEI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -4861,117 +7840,288 @@ TEXT ·ScanGEU64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGEU64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGEU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU64AVX2_gb_bit
+
+ScanGEU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU64AVX2_groupb
+
+ScanGEU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanGEU64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanGEU64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y3
+	VMOVDQU   (AX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTQ  Y3, Y2, Y3
 	VMOVMSKPD Y3, SI
 	NOTL      SI
 	VPCMPEQD  (DX), X0, X3
-	VMOVMSKPS X3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanGEU64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEU64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanGEU64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanGEU64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU64AVX2_lb_bit
 
 ScanGEU64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGEU64AVX2_loopb
 
 ScanGEU64AVX2_tailb:
 	JMP ScanGEU64AVX2_done
 
 ScanGEU64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
-ScanGEU64AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanGEU64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y2
-	VMOVDQU   (CX)(R8*8), Y3
+ScanGEU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTQ  Y2, Y3, Y2
-	VMOVMSKPD Y2, R10
-	NOTL      R10
+	VMOVMSKPD Y2, R11
+	NOTL      R11
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanGEU64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanGEU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU64AVX2_gv_bit
+
+ScanGEU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU64AVX2_groupv
+
+ScanGEU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGEU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanGEU64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanGEU64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanGEU64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEU64AVX2_lv_bit
 
 ScanGEU64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanGEU64AVX2_loopv
 
 ScanGEU64AVX2_tailv:
@@ -4979,135 +8129,334 @@ ScanGEU64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanLTI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanLTI16AVX2(SB), NOSPLIT, $8-72
 	// ScanLTI16AVX2: indices of p[i] < w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLTI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLTI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLTI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLTI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI16AVX2_gb_bit
+
+ScanLTI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX2_groupb
+
+ScanLTI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanLTI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanLTI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPGTW     Y2, Y1, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
 	VPMOVMSKB    X2, SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanLTI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLTI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI16AVX2_lb_bit
 
 ScanLTI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTI16AVX2_loopb
 
 ScanLTI16AVX2_tailb:
 	JMP ScanLTI16AVX2_done
 
 ScanLTI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanLTI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanLTI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanLTI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLTI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPGTW     Y1, Y2, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
+	VPMOVMSKB    X1, R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanLTI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanLTI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLTI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLTI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLTI16AVX2_gv_bit
+
+ScanLTI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX2_groupv
+
+ScanLTI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLTI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLTI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanLTI16AVX2_lv_bit
 
 ScanLTI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTI16AVX2_loopv
 
 ScanLTI16AVX2_tailv:
@@ -5115,36 +8464,138 @@ ScanLTI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanLTU16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanLTU16AVX2(SB), NOSPLIT, $8-72
 	// ScanLTU16AVX2: indices of p[i] < w[i] for uint16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU16AVX2_vector
 	VPBROADCASTW v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLTU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLTU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLTU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU16AVX2_gb_bit
+
+ScanLTU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX2_groupb
+
+ScanLTU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanLTU16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanLTU16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y3
+	VMOVDQU      (AX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPCMPGTW     Y3, Y2, Y3
 	VEXTRACTI128 $0x01, Y3, X4
@@ -5152,103 +8603,212 @@ ScanLTU16AVX2_loopb:
 	VPMOVMSKB    X3, SI
 	VPCMPEQD     (DX), Y0, Y3
 	VPCMPEQD     32(DX), Y0, Y4
-	VMOVMSKPS    Y3, R10
-	VMOVMSKPS    Y4, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanLTU16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLTU16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTU16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTU16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU16AVX2_lb_bit
 
 ScanLTU16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTU16AVX2_loopb
 
 ScanLTU16AVX2_tailb:
 	JMP ScanLTU16AVX2_done
 
 ScanLTU16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanLTU16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanLTU16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y2
-	VMOVDQU      (CX)(R8*2), Y3
+ScanLTU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLTU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPXOR        Y1, Y2, Y2
 	VPCMPGTW     Y2, Y3, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
-	VPMOVMSKB    X2, R10
+	VPMOVMSKB    X2, R11
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R11
-	VMOVMSKPS    Y3, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanLTU16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanLTU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLTU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLTU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLTU16AVX2_gv_bit
+
+ScanLTU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX2_groupv
+
+ScanLTU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLTU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLTU16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTU16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTU16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanLTU16AVX2_lv_bit
 
 ScanLTU16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTU16AVX2_loopv
 
 ScanLTU16AVX2_tailv:
@@ -5256,7 +8816,7 @@ ScanLTU16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -5269,110 +8829,261 @@ TEXT ·ScanLTI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLTI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI32AVX2_gb_bit
+
+ScanLTI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI32AVX2_groupb
+
+ScanLTI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanLTI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLTI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPGTD  Y2, Y1, Y2
 	VMOVMSKPS Y2, SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLTI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI32AVX2_lb_bit
 
 ScanLTI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTI32AVX2_loopb
 
 ScanLTI32AVX2_tailb:
 	JMP ScanLTI32AVX2_done
 
 ScanLTI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI32AVX2_gv_bit
+
+ScanLTI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI32AVX2_groupv
+
+ScanLTI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLTI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanLTI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPGTD  Y1, Y2, Y1
-	VMOVMSKPS Y1, R10
+	VMOVMSKPS Y1, SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTI32AVX2_lv_bit
 
 ScanLTI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTI32AVX2_loopv
 
 ScanLTI32AVX2_tailv:
@@ -5380,7 +9091,7 @@ ScanLTI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -5393,115 +9104,278 @@ TEXT ·ScanLTU32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU32AVX2_vector
 	VPBROADCASTD v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU32AVX2_gb_bit
+
+ScanLTU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU32AVX2_groupb
+
+ScanLTU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanLTU32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLTU32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y3
+	VMOVDQU   (AX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTD  Y3, Y2, Y3
 	VMOVMSKPS Y3, SI
 	VPCMPEQD  (DX), Y0, Y3
-	VMOVMSKPS Y3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLTU32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTU32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTU32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTU32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU32AVX2_lb_bit
 
 ScanLTU32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTU32AVX2_loopb
 
 ScanLTU32AVX2_tailb:
 	JMP ScanLTU32AVX2_done
 
 ScanLTU32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
-ScanLTU32AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanLTU32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y2
-	VMOVDQU   (CX)(R8*4), Y3
+ScanLTU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTD  Y2, Y3, Y2
-	VMOVMSKPS Y2, R10
-	VPCMPEQD  (DX), Y0, Y2
 	VMOVMSKPS Y2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanLTU32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanLTU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU32AVX2_gv_bit
+
+ScanLTU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU32AVX2_groupv
+
+ScanLTU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLTU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTU32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTU32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTU32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTU32AVX2_lv_bit
 
 ScanLTU32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTU32AVX2_loopv
 
 ScanLTU32AVX2_tailv:
@@ -5509,7 +9383,7 @@ ScanLTU32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -5522,110 +9396,261 @@ TEXT ·ScanLTI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLTI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLTI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI64AVX2_gb_bit
+
+ScanLTI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI64AVX2_groupb
+
+ScanLTI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanLTI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLTI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPGTQ  Y2, Y1, Y2
 	VMOVMSKPD Y2, SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLTI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI64AVX2_lb_bit
 
 ScanLTI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLTI64AVX2_loopb
 
 ScanLTI64AVX2_tailb:
 	JMP ScanLTI64AVX2_done
 
 ScanLTI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI64AVX2_gv_bit
+
+ScanLTI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI64AVX2_groupv
+
+ScanLTI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanLTI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanLTI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPGTQ  Y1, Y2, Y1
-	VMOVMSKPD Y1, R10
+	VMOVMSKPD Y1, SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTI64AVX2_lv_bit
 
 ScanLTI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLTI64AVX2_loopv
 
 ScanLTI64AVX2_tailv:
@@ -5633,7 +9658,7 @@ ScanLTI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -5646,115 +9671,278 @@ TEXT ·ScanLTU64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLTU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU64AVX2_gb_bit
+
+ScanLTU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU64AVX2_groupb
+
+ScanLTU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanLTU64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLTU64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y3
+	VMOVDQU   (AX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTQ  Y3, Y2, Y3
 	VMOVMSKPD Y3, SI
 	VPCMPEQD  (DX), X0, X3
-	VMOVMSKPS X3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLTU64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTU64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLTU64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLTU64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU64AVX2_lb_bit
 
 ScanLTU64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLTU64AVX2_loopb
 
 ScanLTU64AVX2_tailb:
 	JMP ScanLTU64AVX2_done
 
 ScanLTU64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
-ScanLTU64AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanLTU64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y2
-	VMOVDQU   (CX)(R8*8), Y3
+ScanLTU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTQ  Y2, Y3, Y2
-	VMOVMSKPD Y2, R10
+	VMOVMSKPD Y2, R11
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanLTU64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanLTU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU64AVX2_gv_bit
+
+ScanLTU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU64AVX2_groupv
+
+ScanLTU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLTU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLTU64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLTU64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLTU64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTU64AVX2_lv_bit
 
 ScanLTU64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLTU64AVX2_loopv
 
 ScanLTU64AVX2_tailv:
@@ -5762,34 +9950,136 @@ ScanLTU64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanLEI16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanLEI16AVX2(SB), NOSPLIT, $8-72
 	// ScanLEI16AVX2: indices of p[i] <= w[i] for int16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLEI16AVX2_vector
 	VPBROADCASTW v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI16AVX2_gb_bit
+
+ScanLEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX2_groupb
+
+ScanLEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanLEI16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanLEI16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y2
+	VMOVDQU      (AX)(R9*2), Y2
 	VPCMPGTW     Y1, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
@@ -5797,102 +10087,207 @@ ScanLEI16AVX2_loopb:
 	NOTL         SI
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R10
-	VMOVMSKPS    Y3, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanLEI16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLEI16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEI16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEI16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI16AVX2_lb_bit
 
 ScanLEI16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEI16AVX2_loopb
 
 ScanLEI16AVX2_tailb:
 	JMP ScanLEI16AVX2_done
 
 ScanLEI16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanLEI16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanLEI16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y1
-	VMOVDQU      (CX)(R8*2), Y2
+ScanLEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
 	VPCMPGTW     Y2, Y1, Y1
 	VEXTRACTI128 $0x01, Y1, X2
 	VPACKSSWB    X2, X1, X1
-	VPMOVMSKB    X1, R10
-	NOTL         R10
+	VPMOVMSKB    X1, R11
+	NOTL         R11
 	VPCMPEQD     (DX), Y0, Y1
 	VPCMPEQD     32(DX), Y0, Y2
-	VMOVMSKPS    Y1, R11
-	VMOVMSKPS    Y2, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanLEI16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanLEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLEI16AVX2_gv_bit
+
+ScanLEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX2_groupv
+
+ScanLEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLEI16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEI16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEI16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanLEI16AVX2_lv_bit
 
 ScanLEI16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEI16AVX2_loopv
 
 ScanLEI16AVX2_tailv:
@@ -5900,36 +10295,142 @@ ScanLEI16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX2, CMOV
-TEXT ·ScanLEU16AVX2(SB), NOSPLIT, $0-72
+TEXT ·ScanLEU16AVX2(SB), NOSPLIT, $8-72
 	// ScanLEU16AVX2: indices of p[i] <= w[i] for uint16 with st[i] == 0; n is a multiple of 16.
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLEU16AVX2_vector
 	VPBROADCASTW v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLEU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLEU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLEU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU16AVX2_gb_bit
+
+ScanLEU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX2_groupb
+
+ScanLEU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
 
 ScanLEU16AVX2_loopb:
-	CMPQ         R8, CX
+	CMPQ         R9, CX
 	JG           ScanLEU16AVX2_tailb
-	VMOVDQU      (AX)(R8*2), Y3
+	VMOVDQU      (AX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPCMPGTW     Y2, Y3, Y3
 	VEXTRACTI128 $0x01, Y3, X4
@@ -5938,104 +10439,217 @@ ScanLEU16AVX2_loopb:
 	NOTL         SI
 	VPCMPEQD     (DX), Y0, Y3
 	VPCMPEQD     32(DX), Y0, Y4
-	VMOVMSKPS    Y3, R10
-	VMOVMSKPS    Y4, R11
-	SHLL         $0x08, R11
-	ORL          R11, R10
-	ANDQ         R10, SI
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
 	TESTQ        SI, SI
 	JZ           ScanLEU16AVX2_lb_none
-	MOVQ         idx+40(FP), R10
-	TESTQ        R10, R10
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLEU16AVX2_lb_each
-	BSFQ         SI, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEU16AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEU16AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU16AVX2_lb_bit
 
 ScanLEU16AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEU16AVX2_loopb
 
 ScanLEU16AVX2_tailb:
 	JMP ScanLEU16AVX2_done
 
 ScanLEU16AVX2_vector:
-	SUBQ $0x00000010, SI
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
 
-ScanLEU16AVX2_loopv:
-	CMPQ         R8, SI
-	JG           ScanLEU16AVX2_tailv
-	VMOVDQU      (AX)(R8*2), Y2
-	VMOVDQU      (CX)(R8*2), Y3
+ScanLEU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLEU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
 	VPXOR        Y1, Y3, Y3
 	VPXOR        Y1, Y2, Y2
 	VPCMPGTW     Y3, Y2, Y2
 	VEXTRACTI128 $0x01, Y2, X3
 	VPACKSSWB    X3, X2, X2
-	VPMOVMSKB    X2, R10
-	NOTL         R10
+	VPMOVMSKB    X2, R11
+	NOTL         R11
 	VPCMPEQD     (DX), Y0, Y2
 	VPCMPEQD     32(DX), Y0, Y3
-	VMOVMSKPS    Y2, R11
-	VMOVMSKPS    Y3, R12
-	SHLL         $0x08, R12
-	ORL          R12, R11
-	ANDQ         R11, R10
-	TESTQ        R10, R10
-	JZ           ScanLEU16AVX2_lv_none
-	MOVQ         idx+40(FP), R11
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
 	TESTQ        R11, R11
+	JZ           ScanLEU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLEU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLEU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLEU16AVX2_gv_bit
+
+ScanLEU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX2_groupv
+
+ScanLEU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLEU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
 	JNZ          ScanLEU16AVX2_lv_each
-	BSFQ         R10, R9
-	ADDQ         R8, R9
-	MOVQ         R9, ret+64(FP)
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEU16AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEU16AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
 	JNZ  ScanLEU16AVX2_lv_bit
 
 ScanLEU16AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEU16AVX2_loopv
 
 ScanLEU16AVX2_tailv:
@@ -6043,7 +10657,7 @@ ScanLEU16AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -6056,112 +10670,271 @@ TEXT ·ScanLEI32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLEI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI32AVX2_gb_bit
+
+ScanLEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI32AVX2_groupb
+
+ScanLEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanLEI32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLEI32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y2
 	VPCMPGTD  Y1, Y2, Y2
 	VMOVMSKPS Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y2
-	VMOVMSKPS Y2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLEI32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEI32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEI32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEI32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI32AVX2_lb_bit
 
 ScanLEI32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEI32AVX2_loopb
 
 ScanLEI32AVX2_tailb:
 	JMP ScanLEI32AVX2_done
 
 ScanLEI32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI32AVX2_gv_bit
+
+ScanLEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI32AVX2_groupv
+
+ScanLEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLEI32AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanLEI32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y1
-	VMOVDQU   (CX)(R8*4), Y2
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
 	VPCMPGTD  Y2, Y1, Y1
-	VMOVMSKPS Y1, R10
-	NOTL      R10
+	VMOVMSKPS Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y1
-	VMOVMSKPS Y1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEI32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEI32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEI32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEI32AVX2_lv_bit
 
 ScanLEI32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEI32AVX2_loopv
 
 ScanLEI32AVX2_tailv:
@@ -6169,7 +10942,7 @@ ScanLEI32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -6182,117 +10955,288 @@ TEXT ·ScanLEU32AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLEU32AVX2_vector
 	VPBROADCASTD v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU32AVX2_gb_bit
+
+ScanLEU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU32AVX2_groupb
+
+ScanLEU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
 
 ScanLEU32AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLEU32AVX2_tailb
-	VMOVDQU   (AX)(R8*4), Y3
+	VMOVDQU   (AX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTD  Y2, Y3, Y3
 	VMOVMSKPS Y3, SI
 	NOTL      SI
 	VPCMPEQD  (DX), Y0, Y3
-	VMOVMSKPS Y3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLEU32AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEU32AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEU32AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEU32AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU32AVX2_lb_bit
 
 ScanLEU32AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEU32AVX2_loopb
 
 ScanLEU32AVX2_tailb:
 	JMP ScanLEU32AVX2_done
 
 ScanLEU32AVX2_vector:
-	SUBQ $0x00000008, SI
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
-ScanLEU32AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanLEU32AVX2_tailv
-	VMOVDQU   (AX)(R8*4), Y2
-	VMOVDQU   (CX)(R8*4), Y3
+ScanLEU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTD  Y3, Y2, Y2
-	VMOVMSKPS Y2, R10
-	NOTL      R10
-	VPCMPEQD  (DX), Y0, Y2
 	VMOVMSKPS Y2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanLEU32AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanLEU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU32AVX2_gv_bit
+
+ScanLEU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU32AVX2_groupv
+
+ScanLEU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLEU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEU32AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEU32AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEU32AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEU32AVX2_lv_bit
 
 ScanLEU32AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEU32AVX2_loopv
 
 ScanLEU32AVX2_tailv:
@@ -6300,7 +11244,7 @@ ScanLEU32AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -6313,112 +11257,271 @@ TEXT ·ScanLEI64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLEI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI64AVX2_gb_bit
+
+ScanLEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI64AVX2_groupb
+
+ScanLEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanLEI64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLEI64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y2
 	VPCMPGTQ  Y1, Y2, Y2
 	VMOVMSKPD Y2, SI
 	NOTL      SI
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLEI64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEI64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEI64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEI64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI64AVX2_lb_bit
 
 ScanLEI64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLEI64AVX2_loopb
 
 ScanLEI64AVX2_tailb:
 	JMP ScanLEI64AVX2_done
 
 ScanLEI64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI64AVX2_gv_bit
+
+ScanLEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI64AVX2_groupv
+
+ScanLEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
 
 ScanLEI64AVX2_loopv:
-	CMPQ      R8, SI
+	CMPQ      R9, R10
 	JG        ScanLEI64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y1
-	VMOVDQU   (CX)(R8*8), Y2
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
 	VPCMPGTQ  Y2, Y1, Y1
-	VMOVMSKPD Y1, R10
-	NOTL      R10
+	VMOVMSKPD Y1, SI
+	NOTL      SI
 	VPCMPEQD  (DX), X0, X1
-	VMOVMSKPS X1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
-	TESTQ     R11, R11
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEI64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEI64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEI64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEI64AVX2_lv_bit
 
 ScanLEI64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLEI64AVX2_loopv
 
 ScanLEI64AVX2_tailv:
@@ -6426,7 +11529,7 @@ ScanLEI64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -6439,117 +11542,288 @@ TEXT ·ScanLEU64AVX2(SB), NOSPLIT, $0-72
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
 	SHLQ         $0x02, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLEU64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y2
 	VPXOR        Y1, Y2, Y2
-	MOVQ         SI, CX
-	SUBQ         $0x00000004, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLEU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU64AVX2_gb_bit
+
+ScanLEU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU64AVX2_groupb
+
+ScanLEU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
 
 ScanLEU64AVX2_loopb:
-	CMPQ      R8, CX
+	CMPQ      R9, CX
 	JG        ScanLEU64AVX2_tailb
-	VMOVDQU   (AX)(R8*8), Y3
+	VMOVDQU   (AX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPCMPGTQ  Y2, Y3, Y3
 	VMOVMSKPD Y3, SI
 	NOTL      SI
 	VPCMPEQD  (DX), X0, X3
-	VMOVMSKPS X3, R10
-	ANDQ      R10, SI
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
 	TESTQ     SI, SI
 	JZ        ScanLEU64AVX2_lb_none
-	MOVQ      idx+40(FP), R10
-	TESTQ     R10, R10
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEU64AVX2_lb_each
-	BSFQ      SI, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX2_lb_each:
-	MOVQ max+56(FP), R11
+	MOVQ max+56(FP), R10
 
 ScanLEU64AVX2_lb_bit:
-	BSFQ SI, R9
-	ADDQ R8, R9
-	MOVQ R9, (R10)(DI*8)
-	INCQ DI
-	CMPQ DI, R11
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
 	JNE  ScanLEU64AVX2_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX2_lb_more:
-	LEAQ -1(SI), R9
-	ANDQ R9, SI
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU64AVX2_lb_bit
 
 ScanLEU64AVX2_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLEU64AVX2_loopb
 
 ScanLEU64AVX2_tailb:
 	JMP ScanLEU64AVX2_done
 
 ScanLEU64AVX2_vector:
-	SUBQ $0x00000004, SI
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
-ScanLEU64AVX2_loopv:
-	CMPQ      R8, SI
-	JG        ScanLEU64AVX2_tailv
-	VMOVDQU   (AX)(R8*8), Y2
-	VMOVDQU   (CX)(R8*8), Y3
+ScanLEU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
 	VPXOR     Y1, Y3, Y3
 	VPXOR     Y1, Y2, Y2
 	VPCMPGTQ  Y3, Y2, Y2
-	VMOVMSKPD Y2, R10
-	NOTL      R10
+	VMOVMSKPD Y2, R11
+	NOTL      R11
 	VPCMPEQD  (DX), X0, X2
-	VMOVMSKPS X2, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
-	JZ        ScanLEU64AVX2_lv_none
-	MOVQ      idx+40(FP), R11
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
 	TESTQ     R11, R11
+	JZ        ScanLEU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU64AVX2_gv_bit
+
+ScanLEU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU64AVX2_groupv
+
+ScanLEU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLEU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
 	JNZ       ScanLEU64AVX2_lv_each
-	BSFQ      R10, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX2_lv_each:
-	MOVQ max+56(FP), R12
+	MOVQ max+56(FP), R11
 
 ScanLEU64AVX2_lv_bit:
-	BSFQ R10, R9
-	ADDQ R8, R9
-	MOVQ R9, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R12
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
 	JNE  ScanLEU64AVX2_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX2_lv_more:
-	LEAQ -1(R10), R9
-	ANDQ R9, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEU64AVX2_lv_bit
 
 ScanLEU64AVX2_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000004, R8
+	ADDQ $0x00000004, R9
 	JMP  ScanLEU64AVX2_loopv
 
 ScanLEU64AVX2_tailv:
@@ -6557,7 +11831,7 @@ ScanLEU64AVX2_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
@@ -10748,43 +16022,109 @@ Even64AVX512_done:
 
 // func ScanEQI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanEQI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanEQI16AVX512(SB), NOSPLIT, $8-72
 	// ScanEQI16AVX512: indices of p[i] == w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanEQI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanEQI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanEQI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanEQI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x00, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI16AVX512_gb_bit
+
+ScanEQI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX512_groupb
+
+ScanEQI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanEQI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanEQI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -10792,34 +16132,34 @@ ScanEQI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanEQI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanEQI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI16AVX512_lb_bit
 
 ScanEQI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanEQI16AVX512_loopb
 
 ScanEQI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanEQI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x00, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -10840,9 +16180,9 @@ ScanEQI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -10850,86 +16190,152 @@ ScanEQI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanEQI16AVX512_tb_bit
 
 ScanEQI16AVX512_tb_none:
 	JMP ScanEQI16AVX512_done
 
 ScanEQI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanEQI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI16AVX512_gv_bit
+
+ScanEQI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX512_groupv
+
+ScanEQI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanEQI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanEQI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x00, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanEQI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanEQI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanEQI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanEQI16AVX512_lv_bit
 
 ScanEQI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanEQI16AVX512_loopv
 
 ScanEQI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanEQI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x00, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -10950,9 +16356,9 @@ ScanEQI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -10960,19 +16366,19 @@ ScanEQI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanEQI16AVX512_tv_bit
 
 ScanEQI16AVX512_tv_none:
@@ -10980,47 +16386,125 @@ ScanEQI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanEQI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanEQI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanEQI32AVX512(SB), NOSPLIT, $8-72
 	// ScanEQI32AVX512: indices of p[i] == w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanEQI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanEQI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanEQI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanEQI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x00, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI32AVX512_gb_bit
+
+ScanEQI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI32AVX512_groupb
+
+ScanEQI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanEQI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanEQI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11028,34 +16512,34 @@ ScanEQI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanEQI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanEQI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI32AVX512_lb_bit
 
 ScanEQI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanEQI32AVX512_loopb
 
 ScanEQI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanEQI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x00, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -11070,9 +16554,9 @@ ScanEQI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11080,83 +16564,163 @@ ScanEQI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanEQI32AVX512_tb_bit
 
 ScanEQI32AVX512_tb_none:
 	JMP ScanEQI32AVX512_done
 
 ScanEQI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanEQI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI32AVX512_gv_bit
+
+ScanEQI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI32AVX512_groupv
+
+ScanEQI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanEQI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanEQI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x00, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanEQI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanEQI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanEQI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanEQI32AVX512_lv_bit
 
 ScanEQI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanEQI32AVX512_loopv
 
 ScanEQI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanEQI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x00, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -11171,9 +16735,9 @@ ScanEQI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11181,19 +16745,19 @@ ScanEQI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanEQI32AVX512_tv_bit
 
 ScanEQI32AVX512_tv_none:
@@ -11201,47 +16765,125 @@ ScanEQI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanEQI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanEQI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanEQI64AVX512(SB), NOSPLIT, $8-72
 	// ScanEQI64AVX512: indices of p[i] == w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanEQI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanEQI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanEQI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanEQI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x00, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI64AVX512_gb_bit
+
+ScanEQI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI64AVX512_groupb
+
+ScanEQI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanEQI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanEQI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11249,34 +16891,34 @@ ScanEQI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanEQI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanEQI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanEQI64AVX512_lb_bit
 
 ScanEQI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanEQI64AVX512_loopb
 
 ScanEQI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanEQI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x00, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -11291,9 +16933,9 @@ ScanEQI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11301,83 +16943,163 @@ ScanEQI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanEQI64AVX512_tb_bit
 
 ScanEQI64AVX512_tb_none:
 	JMP ScanEQI64AVX512_done
 
 ScanEQI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanEQI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI64AVX512_gv_bit
+
+ScanEQI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI64AVX512_groupv
+
+ScanEQI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanEQI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanEQI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x00, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanEQI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanEQI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanEQI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanEQI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanEQI64AVX512_lv_bit
 
 ScanEQI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanEQI64AVX512_loopv
 
 ScanEQI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanEQI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x00, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -11392,9 +17114,9 @@ ScanEQI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanEQI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11402,19 +17124,19 @@ ScanEQI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanEQI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanEQI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanEQI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanEQI64AVX512_tv_bit
 
 ScanEQI64AVX512_tv_none:
@@ -11422,50 +17144,116 @@ ScanEQI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanNEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanNEI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanNEI16AVX512(SB), NOSPLIT, $8-72
 	// ScanNEI16AVX512: indices of p[i] != w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanNEI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanNEI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanNEI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanNEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x04, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI16AVX512_gb_bit
+
+ScanNEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX512_groupb
+
+ScanNEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanNEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanNEI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11473,34 +17261,34 @@ ScanNEI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanNEI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanNEI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI16AVX512_lb_bit
 
 ScanNEI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanNEI16AVX512_loopb
 
 ScanNEI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanNEI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x04, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -11521,9 +17309,9 @@ ScanNEI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11531,86 +17319,152 @@ ScanNEI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanNEI16AVX512_tb_bit
 
 ScanNEI16AVX512_tb_none:
 	JMP ScanNEI16AVX512_done
 
 ScanNEI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanNEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI16AVX512_gv_bit
+
+ScanNEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX512_groupv
+
+ScanNEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanNEI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanNEI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x04, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanNEI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanNEI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanNEI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanNEI16AVX512_lv_bit
 
 ScanNEI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanNEI16AVX512_loopv
 
 ScanNEI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanNEI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x04, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -11631,9 +17485,9 @@ ScanNEI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11641,19 +17495,19 @@ ScanNEI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanNEI16AVX512_tv_bit
 
 ScanNEI16AVX512_tv_none:
@@ -11661,47 +17515,125 @@ ScanNEI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanNEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanNEI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanNEI32AVX512(SB), NOSPLIT, $8-72
 	// ScanNEI32AVX512: indices of p[i] != w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanNEI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanNEI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanNEI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanNEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x04, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI32AVX512_gb_bit
+
+ScanNEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI32AVX512_groupb
+
+ScanNEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanNEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanNEI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11709,34 +17641,34 @@ ScanNEI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanNEI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanNEI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI32AVX512_lb_bit
 
 ScanNEI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanNEI32AVX512_loopb
 
 ScanNEI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanNEI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x04, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -11751,9 +17683,9 @@ ScanNEI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11761,83 +17693,163 @@ ScanNEI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanNEI32AVX512_tb_bit
 
 ScanNEI32AVX512_tb_none:
 	JMP ScanNEI32AVX512_done
 
 ScanNEI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanNEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI32AVX512_gv_bit
+
+ScanNEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI32AVX512_groupv
+
+ScanNEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanNEI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanNEI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x04, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanNEI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanNEI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanNEI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanNEI32AVX512_lv_bit
 
 ScanNEI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanNEI32AVX512_loopv
 
 ScanNEI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanNEI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x04, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -11852,9 +17864,9 @@ ScanNEI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11862,19 +17874,19 @@ ScanNEI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanNEI32AVX512_tv_bit
 
 ScanNEI32AVX512_tv_none:
@@ -11882,47 +17894,125 @@ ScanNEI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanNEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanNEI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanNEI64AVX512(SB), NOSPLIT, $8-72
 	// ScanNEI64AVX512: indices of p[i] != w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanNEI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanNEI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanNEI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanNEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x04, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI64AVX512_gb_bit
+
+ScanNEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI64AVX512_groupb
+
+ScanNEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanNEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanNEI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11930,34 +18020,34 @@ ScanNEI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanNEI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanNEI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanNEI64AVX512_lb_bit
 
 ScanNEI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanNEI64AVX512_loopb
 
 ScanNEI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanNEI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x04, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -11972,9 +18062,9 @@ ScanNEI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -11982,83 +18072,163 @@ ScanNEI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanNEI64AVX512_tb_bit
 
 ScanNEI64AVX512_tb_none:
 	JMP ScanNEI64AVX512_done
 
 ScanNEI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanNEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI64AVX512_gv_bit
+
+ScanNEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI64AVX512_groupv
+
+ScanNEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanNEI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanNEI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x04, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanNEI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanNEI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanNEI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanNEI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanNEI64AVX512_lv_bit
 
 ScanNEI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanNEI64AVX512_loopv
 
 ScanNEI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanNEI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x04, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -12073,9 +18243,9 @@ ScanNEI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanNEI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12083,19 +18253,19 @@ ScanNEI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanNEI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanNEI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanNEI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanNEI64AVX512_tv_bit
 
 ScanNEI64AVX512_tv_none:
@@ -12103,50 +18273,116 @@ ScanNEI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGTI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTI16AVX512(SB), NOSPLIT, $8-72
 	// ScanGTI16AVX512: indices of p[i] > w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGTI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanGTI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI16AVX512_gb_bit
+
+ScanGTI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX512_groupb
+
+ScanGTI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGTI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12154,34 +18390,34 @@ ScanGTI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI16AVX512_lb_bit
 
 ScanGTI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGTI16AVX512_loopb
 
 ScanGTI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -12202,9 +18438,9 @@ ScanGTI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12212,86 +18448,152 @@ ScanGTI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTI16AVX512_tb_bit
 
 ScanGTI16AVX512_tb_none:
 	JMP ScanGTI16AVX512_done
 
 ScanGTI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI16AVX512_gv_bit
+
+ScanGTI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX512_groupv
+
+ScanGTI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanGTI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTI16AVX512_lv_bit
 
 ScanGTI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGTI16AVX512_loopv
 
 ScanGTI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -12312,9 +18614,9 @@ ScanGTI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12322,19 +18624,19 @@ ScanGTI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTI16AVX512_tv_bit
 
 ScanGTI16AVX512_tv_none:
@@ -12342,50 +18644,116 @@ ScanGTI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGTU16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTU16AVX512(SB), NOSPLIT, $8-72
 	// ScanGTU16AVX512: indices of p[i] > w[i] for uint16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTU16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGTU16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTU16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanGTU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPUW   $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU16AVX512_gb_bit
+
+ScanGTU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX512_groupb
+
+ScanGTU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGTU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTU16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12393,34 +18761,34 @@ ScanGTU16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTU16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTU16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU16AVX512_lb_bit
 
 ScanGTU16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGTU16AVX512_loopb
 
 ScanGTU16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTU16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPUW     $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -12441,9 +18809,9 @@ ScanGTU16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12451,86 +18819,152 @@ ScanGTU16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTU16AVX512_tb_bit
 
 ScanGTU16AVX512_tb_none:
 	JMP ScanGTU16AVX512_done
 
 ScanGTU16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU16AVX512_gv_bit
+
+ScanGTU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX512_groupv
+
+ScanGTU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanGTU16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTU16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPUW   $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTU16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTU16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTU16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTU16AVX512_lv_bit
 
 ScanGTU16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGTU16AVX512_loopv
 
 ScanGTU16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTU16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPUW     $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -12551,9 +18985,9 @@ ScanGTU16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12561,19 +18995,19 @@ ScanGTU16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTU16AVX512_tv_bit
 
 ScanGTU16AVX512_tv_none:
@@ -12581,47 +19015,125 @@ ScanGTU16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGTI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTI32AVX512(SB), NOSPLIT, $8-72
 	// ScanGTI32AVX512: indices of p[i] > w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGTI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanGTI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI32AVX512_gb_bit
+
+ScanGTI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI32AVX512_groupb
+
+ScanGTI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12629,34 +19141,34 @@ ScanGTI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI32AVX512_lb_bit
 
 ScanGTI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTI32AVX512_loopb
 
 ScanGTI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -12671,9 +19183,9 @@ ScanGTI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12681,83 +19193,163 @@ ScanGTI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTI32AVX512_tb_bit
 
 ScanGTI32AVX512_tb_none:
 	JMP ScanGTI32AVX512_done
 
 ScanGTI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI32AVX512_gv_bit
+
+ScanGTI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI32AVX512_groupv
+
+ScanGTI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanGTI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTI32AVX512_lv_bit
 
 ScanGTI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTI32AVX512_loopv
 
 ScanGTI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -12772,9 +19364,9 @@ ScanGTI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12782,19 +19374,19 @@ ScanGTI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTI32AVX512_tv_bit
 
 ScanGTI32AVX512_tv_none:
@@ -12802,47 +19394,125 @@ ScanGTI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGTU32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTU32AVX512(SB), NOSPLIT, $8-72
 	// ScanGTU32AVX512: indices of p[i] > w[i] for uint32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTU32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGTU32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTU32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanGTU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPUD   $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU32AVX512_gb_bit
+
+ScanGTU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU32AVX512_groupb
+
+ScanGTU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTU32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12850,34 +19520,34 @@ ScanGTU32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTU32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTU32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU32AVX512_lb_bit
 
 ScanGTU32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTU32AVX512_loopb
 
 ScanGTU32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTU32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPUD     $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -12892,9 +19562,9 @@ ScanGTU32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -12902,83 +19572,163 @@ ScanGTU32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTU32AVX512_tb_bit
 
 ScanGTU32AVX512_tb_none:
 	JMP ScanGTU32AVX512_done
 
 ScanGTU32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU32AVX512_gv_bit
+
+ScanGTU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU32AVX512_groupv
+
+ScanGTU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanGTU32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTU32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPUD   $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTU32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTU32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTU32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTU32AVX512_lv_bit
 
 ScanGTU32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGTU32AVX512_loopv
 
 ScanGTU32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTU32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPUD     $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -12993,9 +19743,9 @@ ScanGTU32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13003,19 +19753,19 @@ ScanGTU32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTU32AVX512_tv_bit
 
 ScanGTU32AVX512_tv_none:
@@ -13023,47 +19773,125 @@ ScanGTU32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanGTI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTI64AVX512(SB), NOSPLIT, $8-72
 	// ScanGTI64AVX512: indices of p[i] > w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanGTI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanGTI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI64AVX512_gb_bit
+
+ScanGTI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI64AVX512_groupb
+
+ScanGTI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13071,34 +19899,34 @@ ScanGTI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTI64AVX512_lb_bit
 
 ScanGTI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTI64AVX512_loopb
 
 ScanGTI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -13113,9 +19941,9 @@ ScanGTI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13123,83 +19951,163 @@ ScanGTI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTI64AVX512_tb_bit
 
 ScanGTI64AVX512_tb_none:
 	JMP ScanGTI64AVX512_done
 
 ScanGTI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI64AVX512_gv_bit
+
+ScanGTI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI64AVX512_groupv
+
+ScanGTI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGTI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTI64AVX512_lv_bit
 
 ScanGTI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTI64AVX512_loopv
 
 ScanGTI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -13214,9 +20122,9 @@ ScanGTI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13224,19 +20132,19 @@ ScanGTI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTI64AVX512_tv_bit
 
 ScanGTI64AVX512_tv_none:
@@ -13244,47 +20152,125 @@ ScanGTI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanGTU64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGTU64AVX512(SB), NOSPLIT, $8-72
 	// ScanGTU64AVX512: indices of p[i] > w[i] for uint64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTU64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanGTU64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGTU64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanGTU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPUQ   $0x06, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU64AVX512_gb_bit
+
+ScanGTU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU64AVX512_groupb
+
+ScanGTU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGTU64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13292,34 +20278,34 @@ ScanGTU64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGTU64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGTU64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGTU64AVX512_lb_bit
 
 ScanGTU64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTU64AVX512_loopb
 
 ScanGTU64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGTU64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPUQ     $0x06, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -13334,9 +20320,9 @@ ScanGTU64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13344,83 +20330,163 @@ ScanGTU64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGTU64AVX512_tb_bit
 
 ScanGTU64AVX512_tb_none:
 	JMP ScanGTU64AVX512_done
 
 ScanGTU64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU64AVX512_gv_bit
+
+ScanGTU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU64AVX512_groupv
+
+ScanGTU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGTU64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGTU64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPUQ   $0x06, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGTU64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGTU64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGTU64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGTU64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGTU64AVX512_lv_bit
 
 ScanGTU64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGTU64AVX512_loopv
 
 ScanGTU64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGTU64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPUQ     $0x06, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -13435,9 +20501,9 @@ ScanGTU64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGTU64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13445,19 +20511,19 @@ ScanGTU64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGTU64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGTU64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGTU64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGTU64AVX512_tv_bit
 
 ScanGTU64AVX512_tv_none:
@@ -13465,50 +20531,116 @@ ScanGTU64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGEI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEI16AVX512(SB), NOSPLIT, $8-72
 	// ScanGEI16AVX512: indices of p[i] >= w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGEI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanGEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI16AVX512_gb_bit
+
+ScanGEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX512_groupb
+
+ScanGEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13516,34 +20648,34 @@ ScanGEI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI16AVX512_lb_bit
 
 ScanGEI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGEI16AVX512_loopb
 
 ScanGEI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -13564,9 +20696,9 @@ ScanGEI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13574,86 +20706,152 @@ ScanGEI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEI16AVX512_tb_bit
 
 ScanGEI16AVX512_tb_none:
 	JMP ScanGEI16AVX512_done
 
 ScanGEI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI16AVX512_gv_bit
+
+ScanGEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX512_groupv
+
+ScanGEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanGEI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEI16AVX512_lv_bit
 
 ScanGEI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGEI16AVX512_loopv
 
 ScanGEI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -13674,9 +20872,9 @@ ScanGEI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13684,19 +20882,19 @@ ScanGEI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEI16AVX512_tv_bit
 
 ScanGEI16AVX512_tv_none:
@@ -13704,50 +20902,116 @@ ScanGEI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGEU16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEU16AVX512(SB), NOSPLIT, $8-72
 	// ScanGEU16AVX512: indices of p[i] >= w[i] for uint16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEU16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGEU16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEU16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanGEU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPUW   $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU16AVX512_gb_bit
+
+ScanGEU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX512_groupb
+
+ScanGEU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGEU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEU16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13755,34 +21019,34 @@ ScanGEU16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEU16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEU16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU16AVX512_lb_bit
 
 ScanGEU16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGEU16AVX512_loopb
 
 ScanGEU16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEU16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPUW     $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -13803,9 +21067,9 @@ ScanGEU16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13813,86 +21077,152 @@ ScanGEU16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEU16AVX512_tb_bit
 
 ScanGEU16AVX512_tb_none:
 	JMP ScanGEU16AVX512_done
 
 ScanGEU16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU16AVX512_gv_bit
+
+ScanGEU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX512_groupv
+
+ScanGEU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanGEU16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEU16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPUW   $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEU16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEU16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEU16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEU16AVX512_lv_bit
 
 ScanGEU16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanGEU16AVX512_loopv
 
 ScanGEU16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEU16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPUW     $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -13913,9 +21243,9 @@ ScanGEU16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13923,19 +21253,19 @@ ScanGEU16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEU16AVX512_tv_bit
 
 ScanGEU16AVX512_tv_none:
@@ -13943,47 +21273,125 @@ ScanGEU16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGEI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEI32AVX512(SB), NOSPLIT, $8-72
 	// ScanGEI32AVX512: indices of p[i] >= w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGEI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanGEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI32AVX512_gb_bit
+
+ScanGEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI32AVX512_groupb
+
+ScanGEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -13991,34 +21399,34 @@ ScanGEI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI32AVX512_lb_bit
 
 ScanGEI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEI32AVX512_loopb
 
 ScanGEI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -14033,9 +21441,9 @@ ScanGEI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14043,83 +21451,163 @@ ScanGEI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEI32AVX512_tb_bit
 
 ScanGEI32AVX512_tb_none:
 	JMP ScanGEI32AVX512_done
 
 ScanGEI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI32AVX512_gv_bit
+
+ScanGEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI32AVX512_groupv
+
+ScanGEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanGEI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEI32AVX512_lv_bit
 
 ScanGEI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEI32AVX512_loopv
 
 ScanGEI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -14134,9 +21622,9 @@ ScanGEI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14144,19 +21632,19 @@ ScanGEI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEI32AVX512_tv_bit
 
 ScanGEI32AVX512_tv_none:
@@ -14164,47 +21652,125 @@ ScanGEI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanGEU32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEU32AVX512(SB), NOSPLIT, $8-72
 	// ScanGEU32AVX512: indices of p[i] >= w[i] for uint32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEU32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanGEU32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEU32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanGEU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPUD   $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU32AVX512_gb_bit
+
+ScanGEU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU32AVX512_groupb
+
+ScanGEU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEU32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14212,34 +21778,34 @@ ScanGEU32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEU32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEU32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU32AVX512_lb_bit
 
 ScanGEU32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEU32AVX512_loopb
 
 ScanGEU32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEU32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPUD     $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -14254,9 +21820,9 @@ ScanGEU32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14264,83 +21830,163 @@ ScanGEU32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEU32AVX512_tb_bit
 
 ScanGEU32AVX512_tb_none:
 	JMP ScanGEU32AVX512_done
 
 ScanGEU32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU32AVX512_gv_bit
+
+ScanGEU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU32AVX512_groupv
+
+ScanGEU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanGEU32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEU32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPUD   $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEU32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEU32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEU32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEU32AVX512_lv_bit
 
 ScanGEU32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanGEU32AVX512_loopv
 
 ScanGEU32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEU32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPUD     $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -14355,9 +22001,9 @@ ScanGEU32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14365,19 +22011,19 @@ ScanGEU32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEU32AVX512_tv_bit
 
 ScanGEU32AVX512_tv_none:
@@ -14385,47 +22031,125 @@ ScanGEU32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanGEI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEI64AVX512(SB), NOSPLIT, $8-72
 	// ScanGEI64AVX512: indices of p[i] >= w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanGEI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanGEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI64AVX512_gb_bit
+
+ScanGEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI64AVX512_groupb
+
+ScanGEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14433,34 +22157,34 @@ ScanGEI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEI64AVX512_lb_bit
 
 ScanGEI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEI64AVX512_loopb
 
 ScanGEI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -14475,9 +22199,9 @@ ScanGEI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14485,83 +22209,163 @@ ScanGEI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEI64AVX512_tb_bit
 
 ScanGEI64AVX512_tb_none:
 	JMP ScanGEI64AVX512_done
 
 ScanGEI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI64AVX512_gv_bit
+
+ScanGEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI64AVX512_groupv
+
+ScanGEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGEI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEI64AVX512_lv_bit
 
 ScanGEI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEI64AVX512_loopv
 
 ScanGEI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -14576,9 +22380,9 @@ ScanGEI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14586,19 +22390,19 @@ ScanGEI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEI64AVX512_tv_bit
 
 ScanGEI64AVX512_tv_none:
@@ -14606,47 +22410,125 @@ ScanGEI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanGEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanGEU64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanGEU64AVX512(SB), NOSPLIT, $8-72
 	// ScanGEU64AVX512: indices of p[i] >= w[i] for uint64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEU64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanGEU64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanGEU64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanGEU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPUQ   $0x05, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU64AVX512_gb_bit
+
+ScanGEU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU64AVX512_groupb
+
+ScanGEU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanGEU64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14654,34 +22536,34 @@ ScanGEU64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanGEU64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanGEU64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanGEU64AVX512_lb_bit
 
 ScanGEU64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEU64AVX512_loopb
 
 ScanGEU64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanGEU64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPUQ     $0x05, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -14696,9 +22578,9 @@ ScanGEU64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14706,83 +22588,163 @@ ScanGEU64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanGEU64AVX512_tb_bit
 
 ScanGEU64AVX512_tb_none:
 	JMP ScanGEU64AVX512_done
 
 ScanGEU64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU64AVX512_gv_bit
+
+ScanGEU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU64AVX512_groupv
+
+ScanGEU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanGEU64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanGEU64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPUQ   $0x05, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanGEU64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanGEU64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanGEU64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanGEU64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanGEU64AVX512_lv_bit
 
 ScanGEU64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanGEU64AVX512_loopv
 
 ScanGEU64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanGEU64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPUQ     $0x05, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -14797,9 +22759,9 @@ ScanGEU64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanGEU64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14807,19 +22769,19 @@ ScanGEU64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanGEU64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanGEU64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanGEU64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanGEU64AVX512_tv_bit
 
 ScanGEU64AVX512_tv_none:
@@ -14827,50 +22789,116 @@ ScanGEU64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLTI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTI16AVX512(SB), NOSPLIT, $8-72
 	// ScanLTI16AVX512: indices of p[i] < w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLTI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanLTI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI16AVX512_gb_bit
+
+ScanLTI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX512_groupb
+
+ScanLTI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLTI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14878,34 +22906,34 @@ ScanLTI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI16AVX512_lb_bit
 
 ScanLTI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLTI16AVX512_loopb
 
 ScanLTI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -14926,9 +22954,9 @@ ScanLTI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -14936,86 +22964,152 @@ ScanLTI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTI16AVX512_tb_bit
 
 ScanLTI16AVX512_tb_none:
 	JMP ScanLTI16AVX512_done
 
 ScanLTI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI16AVX512_gv_bit
+
+ScanLTI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX512_groupv
+
+ScanLTI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanLTI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTI16AVX512_lv_bit
 
 ScanLTI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLTI16AVX512_loopv
 
 ScanLTI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -15036,9 +23130,9 @@ ScanLTI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15046,19 +23140,19 @@ ScanLTI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTI16AVX512_tv_bit
 
 ScanLTI16AVX512_tv_none:
@@ -15066,50 +23160,116 @@ ScanLTI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLTU16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTU16AVX512(SB), NOSPLIT, $8-72
 	// ScanLTU16AVX512: indices of p[i] < w[i] for uint16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTU16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLTU16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTU16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanLTU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPUW   $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU16AVX512_gb_bit
+
+ScanLTU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX512_groupb
+
+ScanLTU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLTU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTU16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15117,34 +23277,34 @@ ScanLTU16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTU16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTU16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU16AVX512_lb_bit
 
 ScanLTU16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLTU16AVX512_loopb
 
 ScanLTU16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTU16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPUW     $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -15165,9 +23325,9 @@ ScanLTU16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15175,86 +23335,152 @@ ScanLTU16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTU16AVX512_tb_bit
 
 ScanLTU16AVX512_tb_none:
 	JMP ScanLTU16AVX512_done
 
 ScanLTU16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU16AVX512_gv_bit
+
+ScanLTU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX512_groupv
+
+ScanLTU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanLTU16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTU16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPUW   $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTU16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTU16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTU16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTU16AVX512_lv_bit
 
 ScanLTU16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLTU16AVX512_loopv
 
 ScanLTU16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTU16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPUW     $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -15275,9 +23501,9 @@ ScanLTU16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15285,19 +23511,19 @@ ScanLTU16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTU16AVX512_tv_bit
 
 ScanLTU16AVX512_tv_none:
@@ -15305,47 +23531,125 @@ ScanLTU16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLTI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTI32AVX512(SB), NOSPLIT, $8-72
 	// ScanLTI32AVX512: indices of p[i] < w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLTI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanLTI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI32AVX512_gb_bit
+
+ScanLTI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI32AVX512_groupb
+
+ScanLTI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15353,34 +23657,34 @@ ScanLTI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI32AVX512_lb_bit
 
 ScanLTI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTI32AVX512_loopb
 
 ScanLTI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -15395,9 +23699,9 @@ ScanLTI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15405,83 +23709,163 @@ ScanLTI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTI32AVX512_tb_bit
 
 ScanLTI32AVX512_tb_none:
 	JMP ScanLTI32AVX512_done
 
 ScanLTI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI32AVX512_gv_bit
+
+ScanLTI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI32AVX512_groupv
+
+ScanLTI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanLTI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTI32AVX512_lv_bit
 
 ScanLTI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTI32AVX512_loopv
 
 ScanLTI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -15496,9 +23880,9 @@ ScanLTI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15506,19 +23890,19 @@ ScanLTI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTI32AVX512_tv_bit
 
 ScanLTI32AVX512_tv_none:
@@ -15526,47 +23910,125 @@ ScanLTI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLTU32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTU32AVX512(SB), NOSPLIT, $8-72
 	// ScanLTU32AVX512: indices of p[i] < w[i] for uint32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTU32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLTU32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTU32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanLTU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPUD   $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU32AVX512_gb_bit
+
+ScanLTU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU32AVX512_groupb
+
+ScanLTU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTU32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15574,34 +24036,34 @@ ScanLTU32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTU32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTU32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU32AVX512_lb_bit
 
 ScanLTU32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTU32AVX512_loopb
 
 ScanLTU32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTU32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPUD     $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -15616,9 +24078,9 @@ ScanLTU32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15626,83 +24088,163 @@ ScanLTU32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTU32AVX512_tb_bit
 
 ScanLTU32AVX512_tb_none:
 	JMP ScanLTU32AVX512_done
 
 ScanLTU32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU32AVX512_gv_bit
+
+ScanLTU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU32AVX512_groupv
+
+ScanLTU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanLTU32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTU32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPUD   $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTU32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTU32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTU32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTU32AVX512_lv_bit
 
 ScanLTU32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLTU32AVX512_loopv
 
 ScanLTU32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTU32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPUD     $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -15717,9 +24259,9 @@ ScanLTU32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15727,19 +24269,19 @@ ScanLTU32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTU32AVX512_tv_bit
 
 ScanLTU32AVX512_tv_none:
@@ -15747,47 +24289,125 @@ ScanLTU32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanLTI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTI64AVX512(SB), NOSPLIT, $8-72
 	// ScanLTI64AVX512: indices of p[i] < w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanLTI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanLTI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI64AVX512_gb_bit
+
+ScanLTI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI64AVX512_groupb
+
+ScanLTI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15795,34 +24415,34 @@ ScanLTI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTI64AVX512_lb_bit
 
 ScanLTI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTI64AVX512_loopb
 
 ScanLTI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -15837,9 +24457,9 @@ ScanLTI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15847,83 +24467,163 @@ ScanLTI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTI64AVX512_tb_bit
 
 ScanLTI64AVX512_tb_none:
 	JMP ScanLTI64AVX512_done
 
 ScanLTI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI64AVX512_gv_bit
+
+ScanLTI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI64AVX512_groupv
+
+ScanLTI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLTI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTI64AVX512_lv_bit
 
 ScanLTI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTI64AVX512_loopv
 
 ScanLTI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -15938,9 +24638,9 @@ ScanLTI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -15948,19 +24648,19 @@ ScanLTI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTI64AVX512_tv_bit
 
 ScanLTI64AVX512_tv_none:
@@ -15968,47 +24668,125 @@ ScanLTI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanLTU64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLTU64AVX512(SB), NOSPLIT, $8-72
 	// ScanLTU64AVX512: indices of p[i] < w[i] for uint64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTU64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanLTU64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLTU64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanLTU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPUQ   $0x01, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU64AVX512_gb_bit
+
+ScanLTU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU64AVX512_groupb
+
+ScanLTU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLTU64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16016,34 +24794,34 @@ ScanLTU64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLTU64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLTU64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLTU64AVX512_lb_bit
 
 ScanLTU64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTU64AVX512_loopb
 
 ScanLTU64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLTU64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPUQ     $0x01, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -16058,9 +24836,9 @@ ScanLTU64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16068,83 +24846,163 @@ ScanLTU64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLTU64AVX512_tb_bit
 
 ScanLTU64AVX512_tb_none:
 	JMP ScanLTU64AVX512_done
 
 ScanLTU64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU64AVX512_gv_bit
+
+ScanLTU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU64AVX512_groupv
+
+ScanLTU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLTU64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLTU64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPUQ   $0x01, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLTU64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLTU64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLTU64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLTU64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLTU64AVX512_lv_bit
 
 ScanLTU64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLTU64AVX512_loopv
 
 ScanLTU64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLTU64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPUQ     $0x01, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -16159,9 +25017,9 @@ ScanLTU64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLTU64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16169,19 +25027,19 @@ ScanLTU64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLTU64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLTU64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLTU64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLTU64AVX512_tv_bit
 
 ScanLTU64AVX512_tv_none:
@@ -16189,50 +25047,116 @@ ScanLTU64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLEI16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEI16AVX512(SB), NOSPLIT, $8-72
 	// ScanLEI16AVX512: indices of p[i] <= w[i] for int16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEI16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLEI16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEI16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanLEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPW    $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI16AVX512_gb_bit
+
+ScanLEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX512_groupb
+
+ScanLEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEI16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16240,34 +25164,34 @@ ScanLEI16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEI16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEI16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI16AVX512_lb_bit
 
 ScanLEI16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLEI16AVX512_loopb
 
 ScanLEI16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEI16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPW      $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -16288,9 +25212,9 @@ ScanLEI16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16298,86 +25222,152 @@ ScanLEI16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEI16AVX512_tb_bit
 
 ScanLEI16AVX512_tb_none:
 	JMP ScanLEI16AVX512_done
 
 ScanLEI16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI16AVX512_gv_bit
+
+ScanLEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX512_groupv
+
+ScanLEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanLEI16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEI16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPW    $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEI16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEI16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEI16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEI16AVX512_lv_bit
 
 ScanLEI16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLEI16AVX512_loopv
 
 ScanLEI16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEI16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPW      $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -16398,9 +25388,9 @@ ScanLEI16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16408,19 +25398,19 @@ ScanLEI16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEI16AVX512_tv_bit
 
 ScanLEI16AVX512_tv_none:
@@ -16428,50 +25418,116 @@ ScanLEI16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLEU16AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEU16AVX512(SB), NOSPLIT, $8-72
 	// ScanLEU16AVX512: indices of p[i] <= w[i] for uint16 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x05, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEU16AVX512_vector
 	VPBROADCASTW v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000020, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLEU16AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEU16AVX512_tailb
-	VMOVDQU64 (AX)(R8*2), Z1
+ScanLEU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
 	VPCMPUW   $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
 	VMOVDQU32 64(DX), Z1
 	VPTESTNMD Z1, Z1, K2
 	KUNPCKWD  K1, K2, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU16AVX512_gb_bit
+
+ScanLEU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX512_groupb
+
+ScanLEU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLEU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU16AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEU16AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16479,34 +25535,34 @@ ScanLEU16AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEU16AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEU16AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU16AVX512_lb_bit
 
 ScanLEU16AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLEU16AVX512_loopb
 
 ScanLEU16AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEU16AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
 	VPCMPUW     $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -16527,9 +25583,9 @@ ScanLEU16AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU16AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16537,86 +25593,152 @@ ScanLEU16AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU16AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU16AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEU16AVX512_tb_bit
 
 ScanLEU16AVX512_tb_none:
 	JMP ScanLEU16AVX512_done
 
 ScanLEU16AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000020, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU16AVX512_gv_bit
+
+ScanLEU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX512_groupv
+
+ScanLEU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
 
 ScanLEU16AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEU16AVX512_tailv
-	VMOVDQU64 (AX)(R8*2), Z0
-	VMOVDQU64 (CX)(R8*2), Z1
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
 	VPCMPUW   $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	VMOVDQU32 64(DX), Z0
 	VPTESTNMD Z0, Z0, K2
 	KUNPCKWD  K1, K2, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU16AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEU16AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEU16AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEU16AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEU16AVX512_lv_bit
 
 ScanLEU16AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000020, R8
+	ADDQ $0x00000020, R9
 	JMP  ScanLEU16AVX512_loopv
 
 ScanLEU16AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEU16AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU16.Z (AX)(R8*2), K1, Z0
-	VMOVDQU16.Z (CX)(R8*2), K1, Z1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
 	VPCMPUW     $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -16637,9 +25759,9 @@ ScanLEU16AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU16AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16647,19 +25769,19 @@ ScanLEU16AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU16AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU16AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU16AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEU16AVX512_tv_bit
 
 ScanLEU16AVX512_tv_none:
@@ -16667,47 +25789,125 @@ ScanLEU16AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLEI32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEI32AVX512(SB), NOSPLIT, $8-72
 	// ScanLEI32AVX512: indices of p[i] <= w[i] for int32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEI32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLEI32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEI32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanLEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPD    $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI32AVX512_gb_bit
+
+ScanLEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI32AVX512_groupb
+
+ScanLEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEI32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16715,34 +25915,34 @@ ScanLEI32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEI32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEI32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI32AVX512_lb_bit
 
 ScanLEI32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEI32AVX512_loopb
 
 ScanLEI32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEI32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPD      $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -16757,9 +25957,9 @@ ScanLEI32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16767,83 +25967,163 @@ ScanLEI32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEI32AVX512_tb_bit
 
 ScanLEI32AVX512_tb_none:
 	JMP ScanLEI32AVX512_done
 
 ScanLEI32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI32AVX512_gv_bit
+
+ScanLEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI32AVX512_groupv
+
+ScanLEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanLEI32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEI32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPD    $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEI32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEI32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEI32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEI32AVX512_lv_bit
 
 ScanLEI32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEI32AVX512_loopv
 
 ScanLEI32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEI32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPD      $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -16858,9 +26138,9 @@ ScanLEI32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16868,19 +26148,19 @@ ScanLEI32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEI32AVX512_tv_bit
 
 ScanLEI32AVX512_tv_none:
@@ -16888,47 +26168,125 @@ ScanLEI32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
-TEXT ·ScanLEU32AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEU32AVX512(SB), NOSPLIT, $8-72
 	// ScanLEU32AVX512: indices of p[i] <= w[i] for uint32 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
 	SHLQ         $0x04, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEU32AVX512_vector
 	VPBROADCASTD v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000010, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
 
-ScanLEU32AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEU32AVX512_tailb
-	VMOVDQU64 (AX)(R8*4), Z1
+ScanLEU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
 	VPCMPUD   $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Z1
 	VPTESTNMD Z1, Z1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU32AVX512_gb_bit
+
+ScanLEU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU32AVX512_groupb
+
+ScanLEU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU32AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEU32AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16936,34 +26294,34 @@ ScanLEU32AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEU32AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEU32AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU32AVX512_lb_bit
 
 ScanLEU32AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEU32AVX512_loopb
 
 ScanLEU32AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEU32AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
 	VPCMPUD     $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -16978,9 +26336,9 @@ ScanLEU32AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU32AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -16988,83 +26346,163 @@ ScanLEU32AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU32AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU32AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEU32AVX512_tb_bit
 
 ScanLEU32AVX512_tb_none:
 	JMP ScanLEU32AVX512_done
 
 ScanLEU32AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000010, R9
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU32AVX512_gv_bit
+
+ScanLEU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU32AVX512_groupv
+
+ScanLEU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
 
 ScanLEU32AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEU32AVX512_tailv
-	VMOVDQU64 (AX)(R8*4), Z0
-	VMOVDQU64 (CX)(R8*4), Z1
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
 	VPCMPUD   $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Z0
 	VPTESTNMD Z0, Z0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU32AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEU32AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEU32AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEU32AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEU32AVX512_lv_bit
 
 ScanLEU32AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000010, R8
+	ADDQ $0x00000010, R9
 	JMP  ScanLEU32AVX512_loopv
 
 ScanLEU32AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEU32AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU32.Z (AX)(R8*4), K1, Z0
-	VMOVDQU32.Z (CX)(R8*4), K1, Z1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
 	VPCMPUD     $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -17079,9 +26517,9 @@ ScanLEU32AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU32AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17089,19 +26527,19 @@ ScanLEU32AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU32AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU32AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU32AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEU32AVX512_tv_bit
 
 ScanLEU32AVX512_tv_none:
@@ -17109,47 +26547,125 @@ ScanLEU32AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanLEI64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEI64AVX512(SB), NOSPLIT, $8-72
 	// ScanLEI64AVX512: indices of p[i] <= w[i] for int64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEI64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanLEI64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEI64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanLEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPQ    $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI64AVX512_gb_bit
+
+ScanLEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI64AVX512_groupb
+
+ScanLEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEI64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17157,34 +26673,34 @@ ScanLEI64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEI64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEI64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEI64AVX512_lb_bit
 
 ScanLEI64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEI64AVX512_loopb
 
 ScanLEI64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEI64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPQ      $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -17199,9 +26715,9 @@ ScanLEI64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17209,83 +26725,163 @@ ScanLEI64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEI64AVX512_tb_bit
 
 ScanLEI64AVX512_tb_none:
 	JMP ScanLEI64AVX512_done
 
 ScanLEI64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI64AVX512_gv_bit
+
+ScanLEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI64AVX512_groupv
+
+ScanLEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLEI64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEI64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPQ    $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEI64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEI64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEI64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEI64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEI64AVX512_lv_bit
 
 ScanLEI64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEI64AVX512_loopv
 
 ScanLEI64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEI64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPQ      $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -17300,9 +26896,9 @@ ScanLEI64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEI64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17310,19 +26906,19 @@ ScanLEI64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEI64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEI64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEI64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEI64AVX512_tv_bit
 
 ScanLEI64AVX512_tv_none:
@@ -17330,47 +26926,125 @@ ScanLEI64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 
 // func ScanLEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
-TEXT ·ScanLEU64AVX512(SB), NOSPLIT, $0-72
+TEXT ·ScanLEU64AVX512(SB), NOSPLIT, $8-72
 	// ScanLEU64AVX512: indices of p[i] <= w[i] for uint64 with st[i] == 0, any n (masked tail).
 	MOVQ         p+0(FP), AX
 	MOVQ         vals+16(FP), CX
 	MOVQ         st+24(FP), DX
 	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
 	SHLQ         $0x03, BX
-	MOVQ         n+48(FP), SI
-	XORQ         DI, DI
+	MOVQ         n+48(FP), DI
 	XORQ         R8, R8
+	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEU64AVX512_vector
 	VPBROADCASTQ v+8(FP), Z0
-	MOVQ         SI, CX
-	SUBQ         $0x00000008, CX
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
 
-ScanLEU64AVX512_loopb:
-	CMPQ      R8, CX
-	JG        ScanLEU64AVX512_tailb
-	VMOVDQU64 (AX)(R8*8), Z1
+ScanLEU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
 	VPCMPUQ   $0x02, Z0, Z1, K1
-	KMOVQ     K1, R11
+	KMOVQ     K1, R13
 	VMOVDQU32 (DX), Y1
 	VPTESTNMD Y1, Y1, K1
-	KMOVQ     K1, R12
-	ANDQ      R12, R11
-	TESTQ     R11, R11
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU64AVX512_gb_bit
+
+ScanLEU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU64AVX512_groupb
+
+ScanLEU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU64AVX512_lb_none
-	MOVQ      idx+40(FP), R12
-	TESTQ     R12, R12
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
 	JNZ       ScanLEU64AVX512_lb_each
-	BSFQ      R11, R9
-	ADDQ      R8, R9
-	MOVQ      R9, ret+64(FP)
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17378,34 +27052,34 @@ ScanLEU64AVX512_lb_each:
 	MOVQ max+56(FP), R13
 
 ScanLEU64AVX512_lb_bit:
-	BSFQ R11, R9
-	ADDQ R8, R9
-	MOVQ R9, (R12)(DI*8)
-	INCQ DI
-	CMPQ DI, R13
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
 	JNE  ScanLEU64AVX512_lb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX512_lb_more:
-	LEAQ -1(R11), R9
-	ANDQ R9, R11
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
 	JNZ  ScanLEU64AVX512_lb_bit
 
 ScanLEU64AVX512_lb_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEU64AVX512_loopb
 
 ScanLEU64AVX512_tailb:
-	MOVQ        SI, CX
-	SUBQ        R8, CX
+	MOVQ        DI, CX
+	SUBQ        R9, CX
 	JZ          ScanLEU64AVX512_done
 	MOVQ        $-1, BX
 	BZHIQ       CX, BX, CX
 	KMOVQ       CX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
 	VPCMPUQ     $0x02, Z0, Z1, K1
 	KMOVQ       K1, AX
 	MOVQ        CX, BX
@@ -17420,9 +27094,9 @@ ScanLEU64AVX512_tailb:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU64AVX512_tb_each
-	BSFQ        AX, R10
-	ADDQ        R8, R10
-	MOVQ        R10, ret+64(FP)
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17430,83 +27104,163 @@ ScanLEU64AVX512_tb_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU64AVX512_tb_bit:
-	BSFQ AX, R10
-	ADDQ R8, R10
-	MOVQ R10, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU64AVX512_tb_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX512_tb_more:
-	LEAQ -1(AX), R10
-	ANDQ R10, AX
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
 	JNZ  ScanLEU64AVX512_tb_bit
 
 ScanLEU64AVX512_tb_none:
 	JMP ScanLEU64AVX512_done
 
 ScanLEU64AVX512_vector:
-	MOVQ SI, R9
-	SUBQ $0x00000008, R9
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU64AVX512_gv_bit
+
+ScanLEU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU64AVX512_groupv
+
+ScanLEU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
 
 ScanLEU64AVX512_loopv:
-	CMPQ      R8, R9
+	CMPQ      R9, R10
 	JG        ScanLEU64AVX512_tailv
-	VMOVDQU64 (AX)(R8*8), Z0
-	VMOVDQU64 (CX)(R8*8), Z1
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
 	VPCMPUQ   $0x02, Z1, Z0, K1
-	KMOVQ     K1, R10
+	KMOVQ     K1, SI
 	VMOVDQU32 (DX), Y0
 	VPTESTNMD Y0, Y0, K1
 	KMOVQ     K1, R11
-	ANDQ      R11, R10
-	TESTQ     R10, R10
+	ANDQ      R11, SI
+	TESTQ     SI, SI
 	JZ        ScanLEU64AVX512_lv_none
 	MOVQ      idx+40(FP), R11
 	TESTQ     R11, R11
 	JNZ       ScanLEU64AVX512_lv_each
-	BSFQ      R10, R12
-	ADDQ      R8, R12
-	MOVQ      R12, ret+64(FP)
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX512_lv_each:
-	MOVQ max+56(FP), R14
+	MOVQ max+56(FP), R12
 
 ScanLEU64AVX512_lv_bit:
-	BSFQ R10, R12
-	ADDQ R8, R12
-	MOVQ R12, (R11)(DI*8)
-	INCQ DI
-	CMPQ DI, R14
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
 	JNE  ScanLEU64AVX512_lv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX512_lv_more:
-	LEAQ -1(R10), R12
-	ANDQ R12, R10
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
 	JNZ  ScanLEU64AVX512_lv_bit
 
 ScanLEU64AVX512_lv_none:
 	ADDQ BX, DX
-	ADDQ $0x00000008, R8
+	ADDQ $0x00000008, R9
 	JMP  ScanLEU64AVX512_loopv
 
 ScanLEU64AVX512_tailv:
-	MOVQ        SI, BX
-	SUBQ        R8, BX
+	MOVQ        DI, BX
+	SUBQ        R9, BX
 	JZ          ScanLEU64AVX512_done
 	MOVQ        $-1, SI
 	BZHIQ       BX, SI, BX
 	KMOVQ       BX, K1
-	VMOVDQU64.Z (AX)(R8*8), K1, Z0
-	VMOVDQU64.Z (CX)(R8*8), K1, Z1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
 	VPCMPUQ     $0x02, Z1, Z0, K1
 	KMOVQ       K1, AX
 	MOVQ        BX, CX
@@ -17521,9 +27275,9 @@ ScanLEU64AVX512_tailv:
 	MOVQ        idx+40(FP), CX
 	TESTQ       CX, CX
 	JNZ         ScanLEU64AVX512_tv_each
-	BSFQ        AX, R13
-	ADDQ        R8, R13
-	MOVQ        R13, ret+64(FP)
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
 	VZEROUPPER
 	RET
 
@@ -17531,19 +27285,19 @@ ScanLEU64AVX512_tv_each:
 	MOVQ max+56(FP), DX
 
 ScanLEU64AVX512_tv_bit:
-	BSFQ AX, R13
-	ADDQ R8, R13
-	MOVQ R13, (CX)(DI*8)
-	INCQ DI
-	CMPQ DI, DX
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
 	JNE  ScanLEU64AVX512_tv_more
-	MOVQ DI, ret+64(FP)
+	MOVQ R8, ret+64(FP)
 	VZEROUPPER
 	RET
 
 ScanLEU64AVX512_tv_more:
-	LEAQ -1(AX), R13
-	ANDQ R13, AX
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
 	JNZ  ScanLEU64AVX512_tv_bit
 
 ScanLEU64AVX512_tv_none:
@@ -17551,7 +27305,7 @@ ScanLEU64AVX512_done:
 	MOVQ    idx+40(FP), AX
 	MOVQ    $-1, CX
 	TESTQ   AX, AX
-	CMOVQNE DI, CX
+	CMOVQNE R8, CX
 	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
