@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/goshmem/shmem/kernels"
 	rt "github.com/goshmem/shmem/runtime"
 )
 
@@ -157,14 +158,30 @@ func (s *testSet[T]) empty() bool {
 	return true
 }
 
+// The scans below run kernels.ScanFirst and ScanSome: vector kernels that read each element
+// once, atomically, with acquire order (kernels/scan.go has the argument); shmem.Cmp and
+// kernels.Cmp share the specification's values.
+
+// first returns the first element from index from on that is in the set and compares by
+// cmp (s.cmp or its negation), or -1.
+func (s *testSet[T]) first(from int, cmp kernels.Cmp) int {
+	ivars, status, values := s.ivars[from:], s.status, s.values
+	if status != nil {
+		status = status[from:]
+	}
+	if values != nil {
+		values = values[from:]
+	}
+	i := kernels.ScanFirst(ivars, status, cmp, s.v, values)
+	if i >= 0 {
+		i += from
+	}
+	return i
+}
+
 // all reports whether every element of the set holds now.
 func (s *testSet[T]) all() bool {
-	for i := range s.ivars {
-		if s.in(i) && !s.holds(i) {
-			return false
-		}
-	}
-	return true
+	return s.first(0, kernels.Cmp(s.cmp).Negate()) < 0
 }
 
 // anyNext is where the next _Any scan of an array starts: one past the index it last
@@ -181,37 +198,22 @@ func (s *testSet[T]) any() int {
 	}
 	next := &anyNext[uintptr(sliceAddr(s.ivars))>>6%uintptr(len(anyNext))]
 	start := int(next.Load() % uint32(n))
-	for k := range n {
-		i := start + k
-		if i >= n {
-			i -= n
-		}
-		if s.in(i) && s.holds(i) {
-			next.Store(uint32(i + 1))
-			return i
-		}
+	cmp := kernels.Cmp(s.cmp)
+	i := s.first(start, cmp)
+	if i < 0 && start > 0 {
+		head := *s
+		head.ivars = s.ivars[:start]
+		i = head.first(0, cmp)
 	}
-	return -1
+	if i >= 0 {
+		next.Store(uint32(i + 1))
+	}
+	return i
 }
 
 // some writes every satisfied element's index to indices and returns how many there are.
-// The fields are read once: this loop is the whole cost of a TestSome.
 func (s *testSet[T]) some(indices []int) int {
-	ivars, status, values, cmp, v := s.ivars, s.status, s.values, s.cmp, s.v
-	c := 0
-	for i := range ivars {
-		if status != nil && status[i] != 0 {
-			continue
-		}
-		if values != nil {
-			v = values[i]
-		}
-		if compare(load(&ivars[i]), cmp, v) {
-			indices[c] = i
-			c++
-		}
-	}
-	return c
+	return kernels.ScanSome(s.ivars, s.status, kernels.Cmp(s.cmp), s.v, s.values, indices)
 }
 
 func checkIndices(who string, indices []int, n int) {
@@ -222,11 +224,15 @@ func checkIndices(who string, indices []int, n int) {
 
 func (s *testSet[T]) waitAll() {
 	// Each element in turn: once it has held, it is done (as the specification's
-	// reference implementations do).
-	for i := range s.ivars {
-		if s.in(i) {
-			rt.Await(rt.WaitUntil, i, func() bool { return s.holds(i) })
+	// reference implementations do). A scan skips to the next element that does not hold.
+	neg := kernels.Cmp(s.cmp).Negate()
+	for from := 0; from < len(s.ivars); {
+		i := s.first(from, neg)
+		if i < 0 {
+			return
 		}
+		rt.Await(rt.WaitUntil, i, func() bool { return s.holds(i) })
+		from = i + 1
 	}
 }
 

@@ -48,8 +48,15 @@ func TestSyncForms(t *testing.T) {
 
 func syncForms[T shmem.Sync](t *testing.T, lo, mid, hi T) {
 	t.Helper()
+	// 13: odd, so 16-bit arrays end mid-word; 77: whole vectors of the scan kernels, and a tail.
+	for _, k := range []int{13, 77} {
+		syncFormsLen(t, k, lo, mid, hi)
+	}
+}
+
+func syncFormsLen[T shmem.Sync](t *testing.T, k int, lo, mid, hi T) {
+	t.Helper()
 	me, n := shmem.MyPE(), shmem.NPEs()
-	const k = 13 // odd length, so 16-bit arrays end mid-word
 	ivars := mustAlloc[T](t, k)
 	vals := []T{lo, mid, hi}
 	rng := rand.New(rand.NewPCG(uint64(k), 1))
@@ -265,9 +272,11 @@ func TestAcquireOrdering(t *testing.T) {
 	forSizes(t, func(t *testing.T, me, n int) {
 		const rounds, words = 2000, 64
 		data := mustAlloc[int64](t, words)
-		flags := mustAlloc[int64](t, 1)
+		// The flag is the last of 40, so the scans run their vector kernels.
+		flags := mustAlloc[int64](t, 40)
+		flag := &flags[len(flags)-1]
 		src := make([]int64, words)
-		idx := make([]int, 1)
+		idx := make([]int, len(flags))
 		for r := int64(1); r <= rounds; r++ {
 			if me == 1 {
 				for i := range src {
@@ -275,7 +284,7 @@ func TestAcquireOrdering(t *testing.T) {
 				}
 				shmem.Put(data, src, 0)
 				shmem.Fence()
-				shmem.P(&flags[0], r, 0)
+				shmem.P(flag, r, 0)
 			} else {
 				if r%2 == 0 {
 					shmem.WaitUntilSome(flags, idx, nil, shmem.CmpGE, r)
@@ -288,7 +297,7 @@ func TestAcquireOrdering(t *testing.T) {
 						t.Fatalf("round %d: data[%d] = %d seen after its flag", r, i, v)
 					}
 				}
-				shmem.P(&flags[0], 0, 0)
+				shmem.P(flag, 0, 0)
 			}
 			shmem.SyncAll()
 		}

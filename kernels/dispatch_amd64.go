@@ -14,9 +14,9 @@ func archInit() {
 	// MOVSQ when dst is 16-byte aligned (runtime/cpuflags_amd64.go), so Copy changes less.
 	erms := cpuid.CPU.Supports(cpuid.ERMS)
 	if cpuid.CPU.Supports(cpuid.AVX2) {
-		impls[PathAVX2] = &impl{path: PathAVX2, comb: &avx2Kernels, strided: &stridedAVX2, copyERMS: erms}
+		impls[PathAVX2] = &impl{path: PathAVX2, comb: &avx2Kernels, strided: &stridedAVX2, scan: &avx2Scans, copyERMS: erms}
 	}
 	if cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL, cpuid.BMI2) {
-		impls[PathAVX512] = &impl{path: PathAVX512, comb: &avx512Kernels, strided: &stridedAVX512, copyERMS: erms}
+		impls[PathAVX512] = &impl{path: PathAVX512, comb: &avx512Kernels, strided: &stridedAVX512, scan: &avx512Scans, copyERMS: erms}
 	}
 }

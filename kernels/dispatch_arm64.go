@@ -4,5 +4,5 @@ package kernels
 
 // Advanced SIMD is part of every arm64 (ARMv8-A) CPU Go runs on.
 func archInit() {
-	impls[PathNEON] = &impl{path: PathNEON, comb: &neonKernels, strided: &stridedNEON}
+	impls[PathNEON] = &impl{path: PathNEON, comb: &neonKernels, strided: &stridedNEON, scan: &neonScans}
 }

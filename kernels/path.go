@@ -28,6 +28,8 @@ type impl struct {
 	comb *[numTypes][numOps]kernel
 	// strided[0] for 4-byte, strided[1] for 8-byte elements.
 	strided *[2]stridedKernels
+	// scan: the wait/test family's scans, by scan class and comparison.
+	scan *[numScanClasses][numCmps]scanKernel
 	// copyERMS: Copy runs REP MOVSB from copyERMSMin bytes (amd64 paths on CPUs with ERMS).
 	copyERMS bool
 }
@@ -40,7 +42,7 @@ var (
 var genericStrided [2]stridedKernels
 
 func init() {
-	impls[PathGeneric] = &impl{path: PathGeneric, comb: &genericKernels, strided: &genericStrided}
+	impls[PathGeneric] = &impl{path: PathGeneric, comb: &genericKernels, strided: &genericStrided, scan: &genericScans}
 	archInit() // registers the paths this CPU can run
 	cur = impls[PathGeneric]
 	for p := numPaths - 1; p > PathGeneric; p-- {

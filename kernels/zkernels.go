@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // The operations, in the order of gen/tables.Ops.
 const (
 	Sum  Op = iota // sum
@@ -100,4 +102,1048 @@ var genericKernels = [numTypes][numOps]kernel{
 	tFloat64:    {Sum: refSum[float64], Prod: refProd[float64], Min: refMin[float64], Max: refMax[float64]},
 	tComplex64:  {Sum: refSum[complex64], Prod: refProd[complex64]},
 	tComplex128: {Sum: refSum[complex128], Prod: refProd[complex128]},
+}
+
+// The comparisons of the scans, in the order of gen/tables.Cmps.
+const (
+	CmpEQ Cmp = iota // ==
+	CmpNE            // !=
+	CmpGT            // >
+	CmpGE            // >=
+	CmpLT            // <
+	CmpLE            // <=
+	numCmps
+)
+
+var cmpNames = [numCmps]string{"==", "!=", ">", ">=", "<", "<="}
+
+// Scan classes, in the order of gen/tables.ScanClasses.
+const (
+	sI16 = iota // int16
+	sU16        // uint16
+	sI32        // int32
+	sU32        // uint32
+	sI64        // int64
+	sU64        // uint64
+	numScanClasses
+)
+
+// The reference scans, one per (class, comparison), the comparison inline (a scanKernel
+// each; see refScan).
+
+func refScanEQI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanEQU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint16](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanEQI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanEQU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint32](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanEQI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[int64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanEQU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) == w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanNEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) != w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) > w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanGEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) >= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) < w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+func refScanLEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[uint64](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) <= w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+
+var genericScans = [numScanClasses][numCmps]scanKernel{
+	sI16: {CmpEQ: refScanEQI16, CmpNE: refScanNEI16, CmpGT: refScanGTI16, CmpGE: refScanGEI16, CmpLT: refScanLTI16, CmpLE: refScanLEI16},
+	sU16: {CmpEQ: refScanEQU16, CmpNE: refScanNEU16, CmpGT: refScanGTU16, CmpGE: refScanGEU16, CmpLT: refScanLTU16, CmpLE: refScanLEU16},
+	sI32: {CmpEQ: refScanEQI32, CmpNE: refScanNEI32, CmpGT: refScanGTI32, CmpGE: refScanGEI32, CmpLT: refScanLTI32, CmpLE: refScanLEI32},
+	sU32: {CmpEQ: refScanEQU32, CmpNE: refScanNEU32, CmpGT: refScanGTU32, CmpGE: refScanGEU32, CmpLT: refScanLTU32, CmpLE: refScanLEU32},
+	sI64: {CmpEQ: refScanEQI64, CmpNE: refScanNEI64, CmpGT: refScanGTI64, CmpGE: refScanGEI64, CmpLT: refScanLTI64, CmpLE: refScanLEI64},
+	sU64: {CmpEQ: refScanEQU64, CmpNE: refScanNEU64, CmpGT: refScanGTU64, CmpGE: refScanGEU64, CmpLT: refScanLTU64, CmpLE: refScanLEU64},
 }

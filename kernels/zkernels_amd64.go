@@ -911,6 +911,389 @@ var avx512Kernels = [numTypes][numOps]kernel{
 	tComplex128: {Sum: sumF64x2AVX512, Prod: prodC128AVX512},
 }
 
+// AVX2 scans: the assembly runs whole vectors, the reference runs the tail.
+
+func scanEQI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanEQI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanNEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanGTI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanGEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanLTI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanLEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanGTU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanGEU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanLTU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (16 - 1)
+	if m == 0 {
+		return refScanLEU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU16AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanEQI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanEQI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanNEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGTI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLTI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGTU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGEU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLTU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLEU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU32AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanEQI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanEQI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanNEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGTI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLTI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGTU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGEU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLTU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLEU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU64AVX2(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+var avx2Scans = [numScanClasses][numCmps]scanKernel{
+	sI16: {CmpEQ: scanEQI16AVX2, CmpNE: scanNEI16AVX2, CmpGT: scanGTI16AVX2, CmpGE: scanGEI16AVX2, CmpLT: scanLTI16AVX2, CmpLE: scanLEI16AVX2},
+	sU16: {CmpEQ: scanEQI16AVX2, CmpNE: scanNEI16AVX2, CmpGT: scanGTU16AVX2, CmpGE: scanGEU16AVX2, CmpLT: scanLTU16AVX2, CmpLE: scanLEU16AVX2},
+	sI32: {CmpEQ: scanEQI32AVX2, CmpNE: scanNEI32AVX2, CmpGT: scanGTI32AVX2, CmpGE: scanGEI32AVX2, CmpLT: scanLTI32AVX2, CmpLE: scanLEI32AVX2},
+	sU32: {CmpEQ: scanEQI32AVX2, CmpNE: scanNEI32AVX2, CmpGT: scanGTU32AVX2, CmpGE: scanGEU32AVX2, CmpLT: scanLTU32AVX2, CmpLE: scanLEU32AVX2},
+	sI64: {CmpEQ: scanEQI64AVX2, CmpNE: scanNEI64AVX2, CmpGT: scanGTI64AVX2, CmpGE: scanGEI64AVX2, CmpLT: scanLTI64AVX2, CmpLE: scanLEI64AVX2},
+	sU64: {CmpEQ: scanEQI64AVX2, CmpNE: scanNEI64AVX2, CmpGT: scanGTU64AVX2, CmpGE: scanGEU64AVX2, CmpLT: scanLTU64AVX2, CmpLE: scanLEU64AVX2},
+}
+
+// AVX-512 scans finish with a masked vector: the assembly takes any n, and runs even for
+// one element (as fast as the reference, and the wait loops' round trip measured better).
+
+var avx512Scans = [numScanClasses][numCmps]scanKernel{
+	sI16: {CmpEQ: asm.ScanEQI16AVX512, CmpNE: asm.ScanNEI16AVX512, CmpGT: asm.ScanGTI16AVX512, CmpGE: asm.ScanGEI16AVX512, CmpLT: asm.ScanLTI16AVX512, CmpLE: asm.ScanLEI16AVX512},
+	sU16: {CmpEQ: asm.ScanEQI16AVX512, CmpNE: asm.ScanNEI16AVX512, CmpGT: asm.ScanGTU16AVX512, CmpGE: asm.ScanGEU16AVX512, CmpLT: asm.ScanLTU16AVX512, CmpLE: asm.ScanLEU16AVX512},
+	sI32: {CmpEQ: asm.ScanEQI32AVX512, CmpNE: asm.ScanNEI32AVX512, CmpGT: asm.ScanGTI32AVX512, CmpGE: asm.ScanGEI32AVX512, CmpLT: asm.ScanLTI32AVX512, CmpLE: asm.ScanLEI32AVX512},
+	sU32: {CmpEQ: asm.ScanEQI32AVX512, CmpNE: asm.ScanNEI32AVX512, CmpGT: asm.ScanGTU32AVX512, CmpGE: asm.ScanGEU32AVX512, CmpLT: asm.ScanLTU32AVX512, CmpLE: asm.ScanLEU32AVX512},
+	sI64: {CmpEQ: asm.ScanEQI64AVX512, CmpNE: asm.ScanNEI64AVX512, CmpGT: asm.ScanGTI64AVX512, CmpGE: asm.ScanGEI64AVX512, CmpLT: asm.ScanLTI64AVX512, CmpLE: asm.ScanLEI64AVX512},
+	sU64: {CmpEQ: asm.ScanEQI64AVX512, CmpNE: asm.ScanNEI64AVX512, CmpGT: asm.ScanGTU64AVX512, CmpGE: asm.ScanGEU64AVX512, CmpLT: asm.ScanLTU64AVX512, CmpLE: asm.ScanLEU64AVX512},
+}
+
 var stridedAVX2 = [2]stridedKernels{
 	{pack: asm.Pack32AVX2, unpack: asm.Unpack32AVX2, even: asm.Even32AVX2, block: [3]int{8, 4, 4}},
 	{pack: asm.Pack64AVX2, unpack: asm.Unpack64AVX2, even: asm.Even64AVX2, block: [3]int{4, 4, 2}},

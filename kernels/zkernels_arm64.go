@@ -503,6 +503,377 @@ var neonKernels = [numTypes][numOps]kernel{
 	tComplex128: {Sum: sumF64x2NEON, Prod: prodC128NEON},
 }
 
+// NEON scans: the assembly runs whole vectors, the reference runs the tail.
+
+func scanEQI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanEQI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanNEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGTI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLTI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLEI16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGTU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanGEU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLTU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (8 - 1)
+	if m == 0 {
+		return refScanLEU16(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU16NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU16, r, 2, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanEQI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanEQI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanNEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGTI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLTI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLEI32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGTU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanGEU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLTU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (4 - 1)
+	if m == 0 {
+		return refScanLEU32(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU32NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU32, r, 4, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanEQI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanEQI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanEQI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanEQI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanNEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanNEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanNEI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanNEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanGTI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanGEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanLTI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanLEI64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEI64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEI64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanGTU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGTU64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGTU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanGEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanGEU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanGEU64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanGEU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanLTU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLTU64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLTU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+func scanLEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ (2 - 1)
+	if m == 0 {
+		return refScanLEU64(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.ScanLEU64NEON(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest(refScanLEU64, r, 8, p, v, vals, st, sstep, idx, m, n, max)
+}
+
+var neonScans = [numScanClasses][numCmps]scanKernel{
+	sI16: {CmpEQ: scanEQI16NEON, CmpNE: scanNEI16NEON, CmpGT: scanGTI16NEON, CmpGE: scanGEI16NEON, CmpLT: scanLTI16NEON, CmpLE: scanLEI16NEON},
+	sU16: {CmpEQ: scanEQI16NEON, CmpNE: scanNEI16NEON, CmpGT: scanGTU16NEON, CmpGE: scanGEU16NEON, CmpLT: scanLTU16NEON, CmpLE: scanLEU16NEON},
+	sI32: {CmpEQ: scanEQI32NEON, CmpNE: scanNEI32NEON, CmpGT: scanGTI32NEON, CmpGE: scanGEI32NEON, CmpLT: scanLTI32NEON, CmpLE: scanLEI32NEON},
+	sU32: {CmpEQ: scanEQI32NEON, CmpNE: scanNEI32NEON, CmpGT: scanGTU32NEON, CmpGE: scanGEU32NEON, CmpLT: scanLTU32NEON, CmpLE: scanLEU32NEON},
+	sI64: {CmpEQ: scanEQI64NEON, CmpNE: scanNEI64NEON, CmpGT: scanGTI64NEON, CmpGE: scanGEI64NEON, CmpLT: scanLTI64NEON, CmpLE: scanLEI64NEON},
+	sU64: {CmpEQ: scanEQI64NEON, CmpNE: scanNEI64NEON, CmpGT: scanGTU64NEON, CmpGE: scanGEU64NEON, CmpLT: scanLTU64NEON, CmpLE: scanLEU64NEON},
+}
+
 var stridedNEON = [2]stridedKernels{
 	{pack: asm.Pack32NEON, block: [3]int{8, 0, 0}},
 	{pack: asm.Pack64NEON, block: [3]int{4, 0, 0}},

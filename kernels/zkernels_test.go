@@ -32,3 +32,10 @@ func BenchmarkCombineFloat32(b *testing.B)    { benchCombine[float32](b) }
 func BenchmarkCombineFloat64(b *testing.B)    { benchCombine[float64](b) }
 func BenchmarkCombineComplex64(b *testing.B)  { benchCombine[complex64](b) }
 func BenchmarkCombineComplex128(b *testing.B) { benchCombine[complex128](b) }
+
+func TestScanI16(t *testing.T) { testScan[int16](t) }
+func TestScanU16(t *testing.T) { testScan[uint16](t) }
+func TestScanI32(t *testing.T) { testScan[int32](t) }
+func TestScanU32(t *testing.T) { testScan[uint32](t) }
+func TestScanI64(t *testing.T) { testScan[int64](t) }
+func TestScanU64(t *testing.T) { testScan[uint64](t) }

@@ -444,6 +444,7 @@ func genAMD64(header []string) (asm, stubs []byte, err error) {
 			g.combine(k)
 		}
 		g.strided()
+		g.scans()
 	}
 	copyERMS(c)
 	f, err := c.Result()

@@ -133,6 +133,73 @@ type allData struct {
 	AMD64    []pathData
 	NEONPack [2]int
 	Bench    []tables.Type
+
+	Cmps         []tables.Cmp
+	ScanRows     []scanRow
+	ScanRefs     []scanRef
+	ScanWrappers map[string][]scanWrapper // by path
+}
+
+// The scans (scan_amd64.go, scan_neon.go).
+
+type scanRow struct {
+	tables.ScanClass
+	Index                       string // "sI16"
+	Generic, AVX2, AVX512, NEON []entry
+}
+
+type scanRef struct {
+	Name, Cmp, GoType, Op string // "refScanEQI16", "CmpEQ", "int16", "=="
+}
+
+type scanWrapper struct {
+	Name  string // "scanEQI16AVX2"
+	Asm   string // "ScanEQI16AVX2"
+	Ref   string // "refScanEQI16"
+	Lanes int    // elements per vector
+	Size  int    // bytes per element
+}
+
+func scanData(d *allData) {
+	d.Cmps = tables.Cmps
+	d.ScanWrappers = map[string][]scanWrapper{}
+	seen := map[string]bool{}
+	for _, c := range tables.ScanClasses {
+		row := scanRow{ScanClass: c, Index: "s" + c.Name}
+		for _, cmp := range tables.Cmps {
+			ref := scanRef{Name: "refScan" + cmp.Title + c.Name, Cmp: "Cmp" + cmp.Title, GoType: c.GoType(), Op: cmp.Go}
+			d.ScanRefs = append(d.ScanRefs, ref)
+			row.Generic = append(row.Generic, entry{"Cmp" + cmp.Title, ref.Name})
+			k := tables.ScanKernelOf(cmp, c)
+			for _, p := range []struct {
+				name  string
+				lanes int
+				dst   *[]entry
+			}{
+				{"AVX2", 256 / c.Bits, &row.AVX2},
+				{"AVX512", 512 / c.Bits, &row.AVX512},
+				{"NEON", 128 / c.Bits, &row.NEON},
+			} {
+				w := scanWrapper{
+					Name:  "scan" + k.Cmp.Title + k.Class.Name + p.name,
+					Asm:   k.Name() + p.name,
+					Ref:   "refScan" + k.Cmp.Title + k.Class.Name,
+					Lanes: p.lanes,
+					Size:  c.Bits / 8,
+				}
+				if p.name == "AVX512" { // no wrapper: the kernel takes any n
+					*p.dst = append(*p.dst, entry{"Cmp" + cmp.Title, "asm." + w.Asm})
+					continue
+				}
+				*p.dst = append(*p.dst, entry{"Cmp" + cmp.Title, w.Name})
+				if !seen[w.Name] {
+					seen[w.Name] = true
+					d.ScanWrappers[p.name] = append(d.ScanWrappers[p.name], w)
+				}
+			}
+		}
+		d.ScanRows = append(d.ScanRows, row)
+	}
 }
 
 func refName(op tables.Op, goType string) string {
@@ -199,6 +266,7 @@ func data() allData {
 		d.AMD64 = append(d.AMD64, pd)
 	}
 	d.NEONPack = [2]int{neonPackBlock(4), neonPackBlock(8)}
+	scanData(&d)
 	for _, t := range tables.Types {
 		if !t.Word {
 			d.Bench = append(d.Bench, t)
@@ -210,6 +278,8 @@ func data() allData {
 const tmplCommon = `// {{.Header}}
 
 package kernels
+
+import "unsafe"
 
 // The operations, in the order of gen/tables.Ops.
 const (
@@ -253,6 +323,62 @@ func typeIndex[T Elem]() int {
 // and the oracle of the tests. A nil entry is an op the type does not have.
 var genericKernels = [numTypes][numOps]kernel{
 {{- range .Types}}
+	{{.Index}}: { {{- range .Generic}}{{.Op}}: {{.Kernel}}, {{end}} },
+{{- end}}
+}
+
+// The comparisons of the scans, in the order of gen/tables.Cmps.
+const (
+{{- range $i, $c := .Cmps}}
+	Cmp{{$c.Title}}{{if eq $i 0}} Cmp = iota{{end}} // {{$c.Go}}
+{{- end}}
+	numCmps
+)
+
+var cmpNames = [numCmps]string{ {{- range .Cmps}}"{{.Go}}", {{end}} }
+
+// Scan classes, in the order of gen/tables.ScanClasses.
+const (
+{{- range $i, $c := .ScanRows}}
+	{{$c.Index}}{{if eq $i 0}} = iota{{end}} // {{$c.GoType}}
+{{- end}}
+	numScanClasses
+)
+
+// The reference scans, one per (class, comparison), the comparison inline (a scanKernel
+// each; see refScan).
+{{range .ScanRefs}}
+func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	xs, ws, w, sp, out := scanViews[{{.GoType}}](p, v, vals, st, idx, n, max)
+	c := 0
+	for i := range xs {
+		if *(*int32)(unsafe.Add(sp, uintptr(i)*sstep)) != 0 {
+			continue
+		}
+		if ws != nil {
+			w = ws[i]
+		}
+		if !(scanLoad(&xs[i]) {{.Op}} w) {
+			continue
+		}
+		if out == nil {
+			return i
+		}
+		out[c] = i
+		c++
+		if c == max {
+			break
+		}
+	}
+	if out == nil {
+		return -1
+	}
+	return c
+}
+{{end}}
+
+var genericScans = [numScanClasses][numCmps]scanKernel{
+{{- range .ScanRows}}
 	{{.Index}}: { {{- range .Generic}}{{.Op}}: {{.Kernel}}, {{end}} },
 {{- end}}
 }
@@ -302,6 +428,35 @@ var avx512Kernels = [numTypes][numOps]kernel{
 	{{.Index}}: { {{- range .AVX512}}{{.Op}}: {{.Kernel}}, {{end}} },
 {{- end}}
 }
+// AVX2 scans: the assembly runs whole vectors, the reference runs the tail.
+{{range .ScanWrappers.AVX2}}
+func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ ({{.Lanes}} - 1)
+	if m == 0 {
+		return {{.Ref}}(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.{{.Asm}}(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest({{.Ref}}, r, {{.Size}}, p, v, vals, st, sstep, idx, m, n, max)
+}
+{{end}}
+
+var avx2Scans = [numScanClasses][numCmps]scanKernel{
+{{- range .ScanRows}}
+	{{.Index}}: { {{- range .AVX2}}{{.Op}}: {{.Kernel}}, {{end}} },
+{{- end}}
+}
+
+// AVX-512 scans finish with a masked vector: the assembly takes any n, and runs even for
+// one element (as fast as the reference, and the wait loops' round trip measured better).
+
+var avx512Scans = [numScanClasses][numCmps]scanKernel{
+{{- range .ScanRows}}
+	{{.Index}}: { {{- range .AVX512}}{{.Op}}: {{.Kernel}}, {{end}} },
+{{- end}}
+}
 {{range .AMD64}}{{$p := .Name}}
 var strided{{$p}} = [2]stridedKernels{
 {{- range .Strided}}
@@ -340,6 +495,27 @@ var neonKernels = [numTypes][numOps]kernel{
 {{- end}}
 }
 
+// NEON scans: the assembly runs whole vectors, the reference runs the tail.
+{{range .ScanWrappers.NEON}}
+func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ ({{.Lanes}} - 1)
+	if m == 0 {
+		return {{.Ref}}(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.{{.Asm}}(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest({{.Ref}}, r, {{.Size}}, p, v, vals, st, sstep, idx, m, n, max)
+}
+{{end}}
+
+var neonScans = [numScanClasses][numCmps]scanKernel{
+{{- range .ScanRows}}
+	{{.Index}}: { {{- range .NEON}}{{.Op}}: {{.Kernel}}, {{end}} },
+{{- end}}
+}
+
 var stridedNEON = [2]stridedKernels{
 	{pack: asm.Pack32NEON, block: [3]int{ {{- index .NEONPack 0}}, 0, 0}},
 	{pack: asm.Pack64NEON, block: [3]int{ {{- index .NEONPack 1}}, 0, 0}},
@@ -357,5 +533,8 @@ func TestCombine{{.Title}}(t *testing.T) { testCombine[{{.Go}}](t) }
 {{- end}}
 {{range .Bench}}
 func BenchmarkCombine{{.Title}}(b *testing.B) { benchCombine[{{.Go}}](b) }
+{{- end}}
+{{range .ScanRows}}
+func TestScan{{.Name}}(t *testing.T) { testScan[{{.GoType}}](t) }
 {{- end}}
 `

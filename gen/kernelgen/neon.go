@@ -275,6 +275,9 @@ func genNEON(header string) (asm, stubs []byte) {
 	for _, size := range []int{4, 8} {
 		g.pack(size)
 	}
+	for _, k := range tables.ScanKernels() {
+		g.scan(k)
+	}
 
 	var s bytes.Buffer
 	fmt.Fprintf(&s, "// %s\n\n//go:build arm64 && !purego\n\npackage asm\n", header)
@@ -285,6 +288,10 @@ func genNEON(header string) (asm, stubs []byte) {
 	for _, size := range []int{4, 8} {
 		fmt.Fprintf(&s, "\n// Pack%dNEON: dst[i] = src[2i]; n is a multiple of %d, src[0:2n] is read.\n//\n//go:noescape\nfunc Pack%dNEON(dst *byte, src *byte, n int)\n",
 			size*8, neonPackBlock(size), size*8)
+	}
+	for _, k := range tables.ScanKernels() {
+		fmt.Fprintf(&s, "\n// %sNEON: indices of p[i] %s w[i] for %s with st[i] == 0; n is a multiple of %d.\n//\n//go:noescape\nfunc %sNEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int\n",
+			k.Name(), k.Cmp.Go, k.Class.GoType(), neonScanLanes(k.Class), k.Name())
 	}
 	return g.b.Bytes(), s.Bytes()
 }

@@ -219,3 +219,84 @@ func (c Class) GoType() string {
 		return "complex" + itoa(2*c.Bits)
 	}
 }
+
+// Cmp is one comparison of the point-to-point synchronization routines (wait_until, test and
+// their forms), in the order of the specification's SHMEM_CMP_* values.
+type Cmp struct {
+	Name  string // "eq"
+	Title string // Go identifier part: "EQ"
+	Go    string // the Go operator: "=="
+	// Ordered: signed and unsigned elements need different kernels.
+	Ordered bool
+}
+
+// Cmps lists the comparisons in the order of kernels.Cmp (and shmem.Cmp).
+var Cmps = []Cmp{
+	{Name: "eq", Title: "EQ", Go: "=="},
+	{Name: "ne", Title: "NE", Go: "!="},
+	{Name: "gt", Title: "GT", Go: ">", Ordered: true},
+	{Name: "ge", Title: "GE", Go: ">=", Ordered: true},
+	{Name: "lt", Title: "LT", Go: "<", Ordered: true},
+	{Name: "le", Title: "LE", Go: "<=", Ordered: true},
+}
+
+// ScanClass is one element shape the scan kernels of the wait/test family read: the element
+// width and signedness of the Sync types (16-, 32- and 64-bit integers; int, uint and uintptr
+// are the 64-bit classes on 64-bit targets).
+type ScanClass struct {
+	Name string // "I16", "U64"
+	Bits int
+	Kind Kind // Signed or Unsigned
+}
+
+// GoType is the Go type the class's reference reads: "int16", "uint64".
+func (c ScanClass) GoType() string {
+	if c.Kind == Unsigned {
+		return "uint" + itoa(c.Bits)
+	}
+	return "int" + itoa(c.Bits)
+}
+
+// ScanClasses lists the scan classes in the order of the kernels package's scan tables.
+var ScanClasses = []ScanClass{
+	{Name: "I16", Bits: 16, Kind: Signed},
+	{Name: "U16", Bits: 16, Kind: Unsigned},
+	{Name: "I32", Bits: 32, Kind: Signed},
+	{Name: "U32", Bits: 32, Kind: Unsigned},
+	{Name: "I64", Bits: 64, Kind: Signed},
+	{Name: "U64", Bits: 64, Kind: Unsigned},
+}
+
+// ScanKernel is one distinct scan kernel: a comparison over a class. Equality ignores
+// signedness, so EQ and NE of an unsigned class are the signed class's kernels.
+type ScanKernel struct {
+	Cmp   Cmp
+	Class ScanClass
+}
+
+// Name is the kernel's identifier stem: "ScanGTU32".
+func (k ScanKernel) Name() string { return "Scan" + k.Cmp.Title + k.Class.Name }
+
+// ScanKernelOf gives the kernel that serves (cmp, class).
+func ScanKernelOf(cmp Cmp, c ScanClass) ScanKernel {
+	if !cmp.Ordered && c.Kind == Unsigned {
+		c = ScanClass{Name: "I" + itoa(c.Bits), Bits: c.Bits, Kind: Signed}
+	}
+	return ScanKernel{cmp, c}
+}
+
+// ScanKernels lists the distinct scan kernels, in table order.
+func ScanKernels() []ScanKernel {
+	var ks []ScanKernel
+	seen := map[string]bool{}
+	for _, cmp := range Cmps {
+		for _, c := range ScanClasses {
+			k := ScanKernelOf(cmp, c)
+			if !seen[k.Name()] {
+				seen[k.Name()] = true
+				ks = append(ks, k)
+			}
+		}
+	}
+	return ks
+}

@@ -112,6 +112,96 @@ func Unpack64AVX2(dst *byte, src *byte, n int)
 
 func Even64AVX2(dst *byte, src *byte, n int)
 
+//go:noescape
+func ScanEQI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanEQI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanEQI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
 func SumI8AVX512(dst *byte, a *byte, b *byte, n int)
 
 func SumI16AVX512(dst *byte, a *byte, b *byte, n int)
@@ -219,6 +309,96 @@ func Pack64AVX512(dst *byte, src *byte, n int)
 func Unpack64AVX512(dst *byte, src *byte, n int)
 
 func Even64AVX512(dst *byte, src *byte, n int)
+
+//go:noescape
+func ScanEQI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanEQI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanEQI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanNEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanGEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+//go:noescape
+func ScanLEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
 
 //go:noescape
 func CopyERMS(dst *byte, src *byte, n int)

@@ -2623,6 +2623,9219 @@ Even64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func ScanEQI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanEQI16AVX2(SB), NOSPLIT, $8-72
+	// ScanEQI16AVX2: indices of p[i] == w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanEQI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanEQI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanEQI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanEQI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanEQI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI16AVX2_gb_bit
+
+ScanEQI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX2_groupb
+
+ScanEQI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanEQI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanEQI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanEQI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanEQI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanEQI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanEQI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI16AVX2_lb_bit
+
+ScanEQI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI16AVX2_loopb
+
+ScanEQI16AVX2_tailb:
+	JMP ScanEQI16AVX2_done
+
+ScanEQI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanEQI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanEQI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanEQI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanEQI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanEQI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanEQI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanEQI16AVX2_gv_bit
+
+ScanEQI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX2_groupv
+
+ScanEQI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanEQI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanEQI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanEQI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanEQI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanEQI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanEQI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanEQI16AVX2_lv_bit
+
+ScanEQI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI16AVX2_loopv
+
+ScanEQI16AVX2_tailv:
+ScanEQI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanEQI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanEQI32AVX2(SB), NOSPLIT, $0-72
+	// ScanEQI32AVX2: indices of p[i] == w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanEQI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanEQI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanEQI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanEQI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI32AVX2_gb_bit
+
+ScanEQI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI32AVX2_groupb
+
+ScanEQI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanEQI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanEQI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanEQI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanEQI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI32AVX2_lb_bit
+
+ScanEQI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanEQI32AVX2_loopb
+
+ScanEQI32AVX2_tailb:
+	JMP ScanEQI32AVX2_done
+
+ScanEQI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanEQI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI32AVX2_gv_bit
+
+ScanEQI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI32AVX2_groupv
+
+ScanEQI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanEQI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanEQI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanEQI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanEQI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanEQI32AVX2_lv_bit
+
+ScanEQI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanEQI32AVX2_loopv
+
+ScanEQI32AVX2_tailv:
+ScanEQI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanEQI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanEQI64AVX2(SB), NOSPLIT, $0-72
+	// ScanEQI64AVX2: indices of p[i] == w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanEQI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanEQI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanEQI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanEQI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanEQI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanEQI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanEQI64AVX2_gb_bit
+
+ScanEQI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI64AVX2_groupb
+
+ScanEQI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanEQI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanEQI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanEQI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanEQI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI64AVX2_lb_bit
+
+ScanEQI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanEQI64AVX2_loopb
+
+ScanEQI64AVX2_tailb:
+	JMP ScanEQI64AVX2_done
+
+ScanEQI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanEQI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI64AVX2_gv_bit
+
+ScanEQI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI64AVX2_groupv
+
+ScanEQI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanEQI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanEQI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanEQI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanEQI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanEQI64AVX2_lv_bit
+
+ScanEQI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanEQI64AVX2_loopv
+
+ScanEQI64AVX2_tailv:
+ScanEQI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanNEI16AVX2(SB), NOSPLIT, $8-72
+	// ScanNEI16AVX2: indices of p[i] != w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanNEI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanNEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanNEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanNEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanNEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI16AVX2_gb_bit
+
+ScanNEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX2_groupb
+
+ScanNEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanNEI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanNEI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPEQW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanNEI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanNEI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanNEI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanNEI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI16AVX2_lb_bit
+
+ScanNEI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI16AVX2_loopb
+
+ScanNEI16AVX2_tailb:
+	JMP ScanNEI16AVX2_done
+
+ScanNEI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanNEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanNEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	NOTL         R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanNEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanNEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanNEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanNEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanNEI16AVX2_gv_bit
+
+ScanNEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX2_groupv
+
+ScanNEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanNEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanNEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPEQW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanNEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanNEI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanNEI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanNEI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanNEI16AVX2_lv_bit
+
+ScanNEI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI16AVX2_loopv
+
+ScanNEI16AVX2_tailv:
+ScanNEI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanNEI32AVX2(SB), NOSPLIT, $0-72
+	// ScanNEI32AVX2: indices of p[i] != w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanNEI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanNEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanNEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanNEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI32AVX2_gb_bit
+
+ScanNEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI32AVX2_groupb
+
+ScanNEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanNEI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPEQD  Y1, Y2, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanNEI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanNEI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanNEI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI32AVX2_lb_bit
+
+ScanNEI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanNEI32AVX2_loopb
+
+ScanNEI32AVX2_tailb:
+	JMP ScanNEI32AVX2_done
+
+ScanNEI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanNEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI32AVX2_gv_bit
+
+ScanNEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI32AVX2_groupv
+
+ScanNEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanNEI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPEQD  Y2, Y1, Y1
+	VMOVMSKPS Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanNEI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanNEI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanNEI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanNEI32AVX2_lv_bit
+
+ScanNEI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanNEI32AVX2_loopv
+
+ScanNEI32AVX2_tailv:
+ScanNEI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanNEI64AVX2(SB), NOSPLIT, $0-72
+	// ScanNEI64AVX2: indices of p[i] != w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanNEI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanNEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanNEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanNEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanNEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanNEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanNEI64AVX2_gb_bit
+
+ScanNEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI64AVX2_groupb
+
+ScanNEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanNEI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPEQQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanNEI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanNEI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanNEI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI64AVX2_lb_bit
+
+ScanNEI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanNEI64AVX2_loopb
+
+ScanNEI64AVX2_tailb:
+	JMP ScanNEI64AVX2_done
+
+ScanNEI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanNEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI64AVX2_gv_bit
+
+ScanNEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI64AVX2_groupv
+
+ScanNEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanNEI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPEQQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanNEI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanNEI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanNEI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanNEI64AVX2_lv_bit
+
+ScanNEI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanNEI64AVX2_loopv
+
+ScanNEI64AVX2_tailv:
+ScanNEI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTI16AVX2(SB), NOSPLIT, $8-72
+	// ScanGTI16AVX2: indices of p[i] > w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGTI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGTI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGTI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGTI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI16AVX2_gb_bit
+
+ScanGTI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX2_groupb
+
+ScanGTI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanGTI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGTI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI16AVX2_lb_bit
+
+ScanGTI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI16AVX2_loopb
+
+ScanGTI16AVX2_tailb:
+	JMP ScanGTI16AVX2_done
+
+ScanGTI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGTI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanGTI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGTI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGTI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGTI16AVX2_gv_bit
+
+ScanGTI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX2_groupv
+
+ScanGTI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGTI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGTI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanGTI16AVX2_lv_bit
+
+ScanGTI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI16AVX2_loopv
+
+ScanGTI16AVX2_tailv:
+ScanGTI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTU16AVX2(SB), NOSPLIT, $8-72
+	// ScanGTU16AVX2: indices of p[i] > w[i] for uint16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits16<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGTU16AVX2_vector
+	VPBROADCASTW v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGTU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGTU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGTU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU16AVX2_gb_bit
+
+ScanGTU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX2_groupb
+
+ScanGTU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTU16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanGTU16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, SI
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTU16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGTU16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTU16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTU16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU16AVX2_lb_bit
+
+ScanGTU16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU16AVX2_loopb
+
+ScanGTU16AVX2_tailb:
+	JMP ScanGTU16AVX2_done
+
+ScanGTU16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGTU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R11
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanGTU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGTU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGTU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGTU16AVX2_gv_bit
+
+ScanGTU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX2_groupv
+
+ScanGTU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGTU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGTU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGTU16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTU16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTU16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanGTU16AVX2_lv_bit
+
+ScanGTU16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU16AVX2_loopv
+
+ScanGTU16AVX2_tailv:
+ScanGTU16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+DATA signbits16<>+0(SB)/8, $0x8000800080008000
+GLOBL signbits16<>(SB), RODATA|NOPTR, $8
+
+// func ScanGTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTI32AVX2(SB), NOSPLIT, $0-72
+	// ScanGTI32AVX2: indices of p[i] > w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGTI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI32AVX2_gb_bit
+
+ScanGTI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI32AVX2_groupb
+
+ScanGTI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI32AVX2_lb_bit
+
+ScanGTI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTI32AVX2_loopb
+
+ScanGTI32AVX2_tailb:
+	JMP ScanGTI32AVX2_done
+
+ScanGTI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI32AVX2_gv_bit
+
+ScanGTI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI32AVX2_groupv
+
+ScanGTI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGTI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTI32AVX2_lv_bit
+
+ScanGTI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTI32AVX2_loopv
+
+ScanGTI32AVX2_tailv:
+ScanGTI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTU32AVX2(SB), NOSPLIT, $0-72
+	// ScanGTU32AVX2: indices of p[i] > w[i] for uint32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits32<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGTU32AVX2_vector
+	VPBROADCASTD v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU32AVX2_gb_bit
+
+ScanGTU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU32AVX2_groupb
+
+ScanGTU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTU32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, SI
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTU32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTU32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTU32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU32AVX2_lb_bit
+
+ScanGTU32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTU32AVX2_loopb
+
+ScanGTU32AVX2_tailb:
+	JMP ScanGTU32AVX2_done
+
+ScanGTU32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU32AVX2_gv_bit
+
+ScanGTU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU32AVX2_groupv
+
+ScanGTU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGTU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTU32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTU32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTU32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTU32AVX2_lv_bit
+
+ScanGTU32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTU32AVX2_loopv
+
+ScanGTU32AVX2_tailv:
+ScanGTU32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+DATA signbits32<>+0(SB)/8, $0x8000000080000000
+GLOBL signbits32<>(SB), RODATA|NOPTR, $8
+
+// func ScanGTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTI64AVX2(SB), NOSPLIT, $0-72
+	// ScanGTI64AVX2: indices of p[i] > w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGTI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGTI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTI64AVX2_gb_bit
+
+ScanGTI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI64AVX2_groupb
+
+ScanGTI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanGTI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI64AVX2_lb_bit
+
+ScanGTI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGTI64AVX2_loopb
+
+ScanGTI64AVX2_tailb:
+	JMP ScanGTI64AVX2_done
+
+ScanGTI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI64AVX2_gv_bit
+
+ScanGTI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI64AVX2_groupv
+
+ScanGTI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGTI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTI64AVX2_lv_bit
+
+ScanGTI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGTI64AVX2_loopv
+
+ScanGTI64AVX2_tailv:
+ScanGTI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGTU64AVX2(SB), NOSPLIT, $0-72
+	// ScanGTU64AVX2: indices of p[i] > w[i] for uint64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits64<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGTU64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGTU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGTU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGTU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGTU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGTU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGTU64AVX2_gb_bit
+
+ScanGTU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU64AVX2_groupb
+
+ScanGTU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanGTU64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, SI
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTU64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGTU64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGTU64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU64AVX2_lb_bit
+
+ScanGTU64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGTU64AVX2_loopb
+
+ScanGTU64AVX2_tailb:
+	JMP ScanGTU64AVX2_done
+
+ScanGTU64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R11
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU64AVX2_gv_bit
+
+ScanGTU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU64AVX2_groupv
+
+ScanGTU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGTU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGTU64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGTU64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGTU64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTU64AVX2_lv_bit
+
+ScanGTU64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGTU64AVX2_loopv
+
+ScanGTU64AVX2_tailv:
+ScanGTU64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+DATA signbits64<>+0(SB)/8, $0x8000000000000000
+GLOBL signbits64<>(SB), RODATA|NOPTR, $8
+
+// func ScanGEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEI16AVX2(SB), NOSPLIT, $8-72
+	// ScanGEI16AVX2: indices of p[i] >= w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGEI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI16AVX2_gb_bit
+
+ScanGEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX2_groupb
+
+ScanGEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanGEI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGEI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI16AVX2_lb_bit
+
+ScanGEI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI16AVX2_loopb
+
+ScanGEI16AVX2_tailb:
+	JMP ScanGEI16AVX2_done
+
+ScanGEI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	NOTL         R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanGEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGEI16AVX2_gv_bit
+
+ScanGEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX2_groupv
+
+ScanGEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGEI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanGEI16AVX2_lv_bit
+
+ScanGEI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI16AVX2_loopv
+
+ScanGEI16AVX2_tailv:
+ScanGEI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEU16AVX2(SB), NOSPLIT, $8-72
+	// ScanGEU16AVX2: indices of p[i] >= w[i] for uint16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits16<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGEU16AVX2_vector
+	VPBROADCASTW v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanGEU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanGEU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanGEU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU16AVX2_gb_bit
+
+ScanGEU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX2_groupb
+
+ScanGEU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEU16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanGEU16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEU16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGEU16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEU16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEU16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU16AVX2_lb_bit
+
+ScanGEU16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU16AVX2_loopb
+
+ScanGEU16AVX2_tailb:
+	JMP ScanGEU16AVX2_done
+
+ScanGEU16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanGEU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R11
+	NOTL         R11
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanGEU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanGEU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanGEU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanGEU16AVX2_gv_bit
+
+ScanGEU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX2_groupv
+
+ScanGEU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanGEU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanGEU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanGEU16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEU16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEU16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanGEU16AVX2_lv_bit
+
+ScanGEU16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU16AVX2_loopv
+
+ScanGEU16AVX2_tailv:
+ScanGEU16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEI32AVX2(SB), NOSPLIT, $0-72
+	// ScanGEI32AVX2: indices of p[i] >= w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGEI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI32AVX2_gb_bit
+
+ScanGEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI32AVX2_groupb
+
+ScanGEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI32AVX2_lb_bit
+
+ScanGEI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEI32AVX2_loopb
+
+ScanGEI32AVX2_tailb:
+	JMP ScanGEI32AVX2_done
+
+ScanGEI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI32AVX2_gv_bit
+
+ScanGEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI32AVX2_groupv
+
+ScanGEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGEI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEI32AVX2_lv_bit
+
+ScanGEI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEI32AVX2_loopv
+
+ScanGEI32AVX2_tailv:
+ScanGEI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEU32AVX2(SB), NOSPLIT, $0-72
+	// ScanGEU32AVX2: indices of p[i] >= w[i] for uint32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits32<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGEU32AVX2_vector
+	VPBROADCASTD v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU32AVX2_gb_bit
+
+ScanGEU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU32AVX2_groupb
+
+ScanGEU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEU32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEU32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEU32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEU32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU32AVX2_lb_bit
+
+ScanGEU32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEU32AVX2_loopb
+
+ScanGEU32AVX2_tailb:
+	JMP ScanGEU32AVX2_done
+
+ScanGEU32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU32AVX2_gv_bit
+
+ScanGEU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU32AVX2_groupv
+
+ScanGEU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGEU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEU32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEU32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEU32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEU32AVX2_lv_bit
+
+ScanGEU32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEU32AVX2_loopv
+
+ScanGEU32AVX2_tailv:
+ScanGEU32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEI64AVX2(SB), NOSPLIT, $0-72
+	// ScanGEI64AVX2: indices of p[i] >= w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanGEI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEI64AVX2_gb_bit
+
+ScanGEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI64AVX2_groupb
+
+ScanGEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanGEI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI64AVX2_lb_bit
+
+ScanGEI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGEI64AVX2_loopb
+
+ScanGEI64AVX2_tailb:
+	JMP ScanGEI64AVX2_done
+
+ScanGEI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI64AVX2_gv_bit
+
+ScanGEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI64AVX2_groupv
+
+ScanGEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGEI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEI64AVX2_lv_bit
+
+ScanGEI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGEI64AVX2_loopv
+
+ScanGEI64AVX2_tailv:
+ScanGEI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanGEU64AVX2(SB), NOSPLIT, $0-72
+	// ScanGEU64AVX2: indices of p[i] >= w[i] for uint64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits64<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanGEU64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanGEU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanGEU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanGEU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanGEU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanGEU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanGEU64AVX2_gb_bit
+
+ScanGEU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU64AVX2_groupb
+
+ScanGEU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanGEU64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEU64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanGEU64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanGEU64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU64AVX2_lb_bit
+
+ScanGEU64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGEU64AVX2_loopb
+
+ScanGEU64AVX2_tailb:
+	JMP ScanGEU64AVX2_done
+
+ScanGEU64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU64AVX2_gv_bit
+
+ScanGEU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU64AVX2_groupv
+
+ScanGEU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanGEU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanGEU64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanGEU64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanGEU64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEU64AVX2_lv_bit
+
+ScanGEU64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanGEU64AVX2_loopv
+
+ScanGEU64AVX2_tailv:
+ScanGEU64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTI16AVX2(SB), NOSPLIT, $8-72
+	// ScanLTI16AVX2: indices of p[i] < w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLTI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLTI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLTI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLTI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI16AVX2_gb_bit
+
+ScanLTI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX2_groupb
+
+ScanLTI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanLTI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLTI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI16AVX2_lb_bit
+
+ScanLTI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI16AVX2_loopb
+
+ScanLTI16AVX2_tailb:
+	JMP ScanLTI16AVX2_done
+
+ScanLTI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLTI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanLTI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLTI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLTI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLTI16AVX2_gv_bit
+
+ScanLTI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX2_groupv
+
+ScanLTI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLTI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLTI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanLTI16AVX2_lv_bit
+
+ScanLTI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI16AVX2_loopv
+
+ScanLTI16AVX2_tailv:
+ScanLTI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTU16AVX2(SB), NOSPLIT, $8-72
+	// ScanLTU16AVX2: indices of p[i] < w[i] for uint16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits16<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLTU16AVX2_vector
+	VPBROADCASTW v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLTU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLTU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLTU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU16AVX2_gb_bit
+
+ScanLTU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX2_groupb
+
+ScanLTU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTU16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanLTU16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y3, Y2, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, SI
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTU16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLTU16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTU16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTU16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU16AVX2_lb_bit
+
+ScanLTU16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU16AVX2_loopb
+
+ScanLTU16AVX2_tailb:
+	JMP ScanLTU16AVX2_done
+
+ScanLTU16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLTU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R11
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanLTU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLTU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLTU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLTU16AVX2_gv_bit
+
+ScanLTU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX2_groupv
+
+ScanLTU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLTU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y2, Y3, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLTU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLTU16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTU16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTU16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanLTU16AVX2_lv_bit
+
+ScanLTU16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU16AVX2_loopv
+
+ScanLTU16AVX2_tailv:
+ScanLTU16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTI32AVX2(SB), NOSPLIT, $0-72
+	// ScanLTI32AVX2: indices of p[i] < w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLTI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI32AVX2_gb_bit
+
+ScanLTI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI32AVX2_groupb
+
+ScanLTI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI32AVX2_lb_bit
+
+ScanLTI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTI32AVX2_loopb
+
+ScanLTI32AVX2_tailb:
+	JMP ScanLTI32AVX2_done
+
+ScanLTI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI32AVX2_gv_bit
+
+ScanLTI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI32AVX2_groupv
+
+ScanLTI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLTI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y1
+	VMOVMSKPS Y1, SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTI32AVX2_lv_bit
+
+ScanLTI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTI32AVX2_loopv
+
+ScanLTI32AVX2_tailv:
+ScanLTI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTU32AVX2(SB), NOSPLIT, $0-72
+	// ScanLTU32AVX2: indices of p[i] < w[i] for uint32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits32<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLTU32AVX2_vector
+	VPBROADCASTD v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU32AVX2_gb_bit
+
+ScanLTU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU32AVX2_groupb
+
+ScanLTU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTU32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y3, Y2, Y3
+	VMOVMSKPS Y3, SI
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTU32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTU32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTU32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU32AVX2_lb_bit
+
+ScanLTU32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTU32AVX2_loopb
+
+ScanLTU32AVX2_tailb:
+	JMP ScanLTU32AVX2_done
+
+ScanLTU32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU32AVX2_gv_bit
+
+ScanLTU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU32AVX2_groupv
+
+ScanLTU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLTU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y2, Y3, Y2
+	VMOVMSKPS Y2, SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTU32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTU32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTU32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTU32AVX2_lv_bit
+
+ScanLTU32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTU32AVX2_loopv
+
+ScanLTU32AVX2_tailv:
+ScanLTU32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTI64AVX2(SB), NOSPLIT, $0-72
+	// ScanLTI64AVX2: indices of p[i] < w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLTI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLTI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTI64AVX2_gb_bit
+
+ScanLTI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI64AVX2_groupb
+
+ScanLTI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanLTI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI64AVX2_lb_bit
+
+ScanLTI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLTI64AVX2_loopb
+
+ScanLTI64AVX2_tailb:
+	JMP ScanLTI64AVX2_done
+
+ScanLTI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI64AVX2_gv_bit
+
+ScanLTI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI64AVX2_groupv
+
+ScanLTI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLTI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y1
+	VMOVMSKPD Y1, SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTI64AVX2_lv_bit
+
+ScanLTI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLTI64AVX2_loopv
+
+ScanLTI64AVX2_tailv:
+ScanLTI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLTU64AVX2(SB), NOSPLIT, $0-72
+	// ScanLTU64AVX2: indices of p[i] < w[i] for uint64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits64<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLTU64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLTU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLTU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLTU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLTU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLTU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLTU64AVX2_gb_bit
+
+ScanLTU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU64AVX2_groupb
+
+ScanLTU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanLTU64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y3, Y2, Y3
+	VMOVMSKPD Y3, SI
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTU64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLTU64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLTU64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU64AVX2_lb_bit
+
+ScanLTU64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLTU64AVX2_loopb
+
+ScanLTU64AVX2_tailb:
+	JMP ScanLTU64AVX2_done
+
+ScanLTU64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R11
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU64AVX2_gv_bit
+
+ScanLTU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU64AVX2_groupv
+
+ScanLTU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLTU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y2, Y3, Y2
+	VMOVMSKPD Y2, SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLTU64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLTU64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLTU64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTU64AVX2_lv_bit
+
+ScanLTU64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLTU64AVX2_loopv
+
+ScanLTU64AVX2_tailv:
+ScanLTU64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEI16AVX2(SB), NOSPLIT, $8-72
+	// ScanLEI16AVX2: indices of p[i] <= w[i] for int16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLEI16AVX2_vector
+	VPBROADCASTW v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEI16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLEI16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R14
+	VMOVMSKPS    Y3, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLEI16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLEI16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI16AVX2_gb_bit
+
+ScanLEI16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX2_groupb
+
+ScanLEI16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEI16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanLEI16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y2
+	VPCMPGTW     Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEI16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLEI16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEI16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEI16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI16AVX2_lb_bit
+
+ScanLEI16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI16AVX2_loopb
+
+ScanLEI16AVX2_tailb:
+	JMP ScanLEI16AVX2_done
+
+ScanLEI16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEI16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLEI16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R11
+	NOTL         R11
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, R12
+	VMOVMSKPS    Y2, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y1
+	VMOVDQU      32(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y1
+	VPCMPEQD     96(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y1
+	VMOVDQU      64(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y1
+	VPCMPEQD     160(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y1
+	VMOVDQU      96(CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y1
+	VPCMPEQD     224(DX), Y0, Y2
+	VMOVMSKPS    Y1, R13
+	VMOVMSKPS    Y2, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanLEI16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLEI16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLEI16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEI16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLEI16AVX2_gv_bit
+
+ScanLEI16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX2_groupv
+
+ScanLEI16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEI16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLEI16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y1
+	VMOVDQU      (CX)(R9*2), Y2
+	VPCMPGTW     Y2, Y1, Y1
+	VEXTRACTI128 $0x01, Y1, X2
+	VPACKSSWB    X2, X1, X1
+	VPMOVMSKB    X1, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y1
+	VPCMPEQD     32(DX), Y0, Y2
+	VMOVMSKPS    Y1, DI
+	VMOVMSKPS    Y2, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEI16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLEI16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEI16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEI16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanLEI16AVX2_lv_bit
+
+ScanLEI16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI16AVX2_loopv
+
+ScanLEI16AVX2_tailv:
+ScanLEI16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU16AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEU16AVX2(SB), NOSPLIT, $8-72
+	// ScanLEU16AVX2: indices of p[i] <= w[i] for uint16 with st[i] == 0; n is a multiple of 16.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits16<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLEU16AVX2_vector
+	VPBROADCASTW v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEU16AVX2_groupb:
+	CMPQ         R9, CX
+	JG           ScanLEU16AVX2_loopb_start
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R12
+	NOTL         R12
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, R13
+	VMOVMSKPS    Y4, R14
+	SHLL         $0x08, R14
+	ORL          R14, R13
+	ANDQ         R13, R12
+	VMOVDQU      32(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     64(DX), Y0, Y3
+	VPCMPEQD     96(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x10, R13
+	ORQ          R13, R12
+	VMOVDQU      64(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     128(DX), Y0, Y3
+	VPCMPEQD     160(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x20, R13
+	ORQ          R13, R12
+	VMOVDQU      96(AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, R13
+	NOTL         R13
+	VPCMPEQD     192(DX), Y0, Y3
+	VPCMPEQD     224(DX), Y0, Y4
+	VMOVMSKPS    Y3, R14
+	VMOVMSKPS    Y4, R15
+	SHLL         $0x08, R15
+	ORL          R15, R14
+	ANDQ         R14, R13
+	SHLQ         $0x30, R13
+	ORQ          R13, R12
+	TESTQ        R12, R12
+	JZ           ScanLEU16AVX2_gb_none
+	MOVQ         idx+40(FP), R13
+	TESTQ        R13, R13
+	JNZ          ScanLEU16AVX2_gb_each
+	BSFQ         R12, R10
+	ADDQ         R9, R10
+	MOVQ         R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU16AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU16AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU16AVX2_gb_bit
+
+ScanLEU16AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX2_groupb
+
+ScanLEU16AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEU16AVX2_loopb:
+	CMPQ         R9, CX
+	JG           ScanLEU16AVX2_tailb
+	VMOVDQU      (AX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPCMPGTW     Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	VPACKSSWB    X4, X3, X3
+	VPMOVMSKB    X3, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y3
+	VPCMPEQD     32(DX), Y0, Y4
+	VMOVMSKPS    Y3, DI
+	VMOVMSKPS    Y4, R10
+	SHLL         $0x08, R10
+	ORL          R10, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEU16AVX2_lb_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLEU16AVX2_lb_each
+	BSFQ         SI, R11
+	ADDQ         R9, R11
+	MOVQ         R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEU16AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEU16AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU16AVX2_lb_bit
+
+ScanLEU16AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU16AVX2_loopb
+
+ScanLEU16AVX2_tailb:
+	JMP ScanLEU16AVX2_done
+
+ScanLEU16AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEU16AVX2_groupv:
+	CMPQ         R9, R10
+	JG           ScanLEU16AVX2_loopv_start
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R11
+	NOTL         R11
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, R12
+	VMOVMSKPS    Y3, R13
+	SHLL         $0x08, R13
+	ORL          R13, R12
+	ANDQ         R12, R11
+	VMOVDQU      32(AX)(R9*2), Y2
+	VMOVDQU      32(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     64(DX), Y0, Y2
+	VPCMPEQD     96(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x10, R12
+	ORQ          R12, R11
+	VMOVDQU      64(AX)(R9*2), Y2
+	VMOVDQU      64(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     128(DX), Y0, Y2
+	VPCMPEQD     160(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x20, R12
+	ORQ          R12, R11
+	VMOVDQU      96(AX)(R9*2), Y2
+	VMOVDQU      96(CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, R12
+	NOTL         R12
+	VPCMPEQD     192(DX), Y0, Y2
+	VPCMPEQD     224(DX), Y0, Y3
+	VMOVMSKPS    Y2, R13
+	VMOVMSKPS    Y3, BP
+	SHLL         $0x08, BP
+	ORL          BP, R13
+	ANDQ         R13, R12
+	SHLQ         $0x30, R12
+	ORQ          R12, R11
+	TESTQ        R11, R11
+	JZ           ScanLEU16AVX2_gv_none
+	MOVQ         idx+40(FP), R12
+	TESTQ        R12, R12
+	JNZ          ScanLEU16AVX2_gv_each
+	BSFQ         R11, R14
+	ADDQ         R9, R14
+	MOVQ         R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gv_each:
+	MOVQ max+56(FP), R13
+
+ScanLEU16AVX2_gv_bit:
+	BSFQ R11, R14
+	ADDQ R9, R14
+	MOVQ R14, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEU16AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_gv_more:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  ScanLEU16AVX2_gv_bit
+
+ScanLEU16AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX2_groupv
+
+ScanLEU16AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEU16AVX2_loopv:
+	CMPQ         R9, R10
+	JG           ScanLEU16AVX2_tailv
+	VMOVDQU      (AX)(R9*2), Y2
+	VMOVDQU      (CX)(R9*2), Y3
+	VPXOR        Y1, Y3, Y3
+	VPXOR        Y1, Y2, Y2
+	VPCMPGTW     Y3, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPACKSSWB    X3, X2, X2
+	VPMOVMSKB    X2, SI
+	NOTL         SI
+	VPCMPEQD     (DX), Y0, Y2
+	VPCMPEQD     32(DX), Y0, Y3
+	VMOVMSKPS    Y2, DI
+	VMOVMSKPS    Y3, R11
+	SHLL         $0x08, R11
+	ORL          R11, DI
+	ANDQ         DI, SI
+	TESTQ        SI, SI
+	JZ           ScanLEU16AVX2_lv_none
+	MOVQ         idx+40(FP), DI
+	TESTQ        DI, DI
+	JNZ          ScanLEU16AVX2_lv_each
+	BSFQ         SI, R15
+	ADDQ         R9, R15
+	MOVQ         R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEU16AVX2_lv_bit:
+	BSFQ SI, R15
+	ADDQ R9, R15
+	MOVQ R15, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEU16AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX2_lv_more:
+	LEAQ -1(SI), R15
+	ANDQ R15, SI
+	JNZ  ScanLEU16AVX2_lv_bit
+
+ScanLEU16AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU16AVX2_loopv
+
+ScanLEU16AVX2_tailv:
+ScanLEU16AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEI32AVX2(SB), NOSPLIT, $0-72
+	// ScanLEI32AVX2: indices of p[i] <= w[i] for int32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLEI32AVX2_vector
+	VPBROADCASTD v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEI32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEI32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEI32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI32AVX2_gb_bit
+
+ScanLEI32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI32AVX2_groupb
+
+ScanLEI32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEI32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y2
+	VPCMPGTD  Y1, Y2, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEI32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEI32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEI32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI32AVX2_lb_bit
+
+ScanLEI32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEI32AVX2_loopb
+
+ScanLEI32AVX2_tailb:
+	JMP ScanLEI32AVX2_done
+
+ScanLEI32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEI32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y1
+	VMOVDQU   32(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y1
+	VMOVDQU   64(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y1
+	VMOVDQU   96(CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y1
+	VMOVMSKPS Y1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI32AVX2_gv_bit
+
+ScanLEI32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI32AVX2_groupv
+
+ScanLEI32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLEI32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y1
+	VMOVDQU   (CX)(R9*4), Y2
+	VPCMPGTD  Y2, Y1, Y1
+	VMOVMSKPS Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y1
+	VMOVMSKPS Y1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEI32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEI32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEI32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEI32AVX2_lv_bit
+
+ScanLEI32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEI32AVX2_loopv
+
+ScanLEI32AVX2_tailv:
+ScanLEI32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU32AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEU32AVX2(SB), NOSPLIT, $0-72
+	// ScanLEU32AVX2: indices of p[i] <= w[i] for uint32 with st[i] == 0; n is a multiple of 8.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits32<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLEU32AVX2_vector
+	VPBROADCASTD v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEU32AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX2_loopb_start
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  64(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x10, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, R13
+	NOTL      R13
+	VPCMPEQD  96(DX), Y0, Y3
+	VMOVMSKPS Y3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x18, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEU32AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEU32AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU32AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU32AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU32AVX2_gb_bit
+
+ScanLEU32AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU32AVX2_groupb
+
+ScanLEU32AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEU32AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX2_tailb
+	VMOVDQU   (AX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTD  Y2, Y3, Y3
+	VMOVMSKPS Y3, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y3
+	VMOVMSKPS Y3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU32AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEU32AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEU32AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEU32AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU32AVX2_lb_bit
+
+ScanLEU32AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEU32AVX2_loopb
+
+ScanLEU32AVX2_tailb:
+	JMP ScanLEU32AVX2_done
+
+ScanLEU32AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEU32AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX2_loopv_start
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R11
+	NOTL      R11
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*4), Y2
+	VMOVDQU   32(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*4), Y2
+	VMOVDQU   64(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  64(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*4), Y2
+	VMOVDQU   96(CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, R12
+	NOTL      R12
+	VPCMPEQD  96(DX), Y0, Y2
+	VMOVMSKPS Y2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU32AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU32AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU32AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU32AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU32AVX2_gv_bit
+
+ScanLEU32AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU32AVX2_groupv
+
+ScanLEU32AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLEU32AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX2_tailv
+	VMOVDQU   (AX)(R9*4), Y2
+	VMOVDQU   (CX)(R9*4), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTD  Y3, Y2, Y2
+	VMOVMSKPS Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), Y0, Y2
+	VMOVMSKPS Y2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU32AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEU32AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEU32AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEU32AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEU32AVX2_lv_bit
+
+ScanLEU32AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEU32AVX2_loopv
+
+ScanLEU32AVX2_tailv:
+ScanLEU32AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEI64AVX2(SB), NOSPLIT, $0-72
+	// ScanLEI64AVX2: indices of p[i] <= w[i] for int64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	TESTQ        CX, CX
+	JNZ          ScanLEI64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y1
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLEI64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEI64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEI64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEI64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEI64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEI64AVX2_gb_bit
+
+ScanLEI64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI64AVX2_groupb
+
+ScanLEI64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanLEI64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y2
+	VPCMPGTQ  Y1, Y2, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEI64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEI64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEI64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI64AVX2_lb_bit
+
+ScanLEI64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLEI64AVX2_loopb
+
+ScanLEI64AVX2_tailb:
+	JMP ScanLEI64AVX2_done
+
+ScanLEI64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEI64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y1
+	VMOVDQU   32(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y1
+	VMOVDQU   64(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y1
+	VMOVDQU   96(CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X1
+	VMOVMSKPS X1, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI64AVX2_gv_bit
+
+ScanLEI64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI64AVX2_groupv
+
+ScanLEI64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLEI64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y1
+	VMOVDQU   (CX)(R9*8), Y2
+	VPCMPGTQ  Y2, Y1, Y1
+	VMOVMSKPD Y1, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X1
+	VMOVMSKPS X1, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEI64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEI64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEI64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEI64AVX2_lv_bit
+
+ScanLEI64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLEI64AVX2_loopv
+
+ScanLEI64AVX2_tailv:
+ScanLEI64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU64AVX2(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX2, CMOV
+TEXT ·ScanLEU64AVX2(SB), NOSPLIT, $0-72
+	// ScanLEU64AVX2: indices of p[i] <= w[i] for uint64 with st[i] == 0; n is a multiple of 4.
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x04, SI
+	SHLQ         $0x02, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	VPXOR        Y0, Y0, Y0
+	VPBROADCASTQ signbits64<>+0(SB), Y1
+	TESTQ        CX, CX
+	JNZ          ScanLEU64AVX2_vector
+	VPBROADCASTQ v+8(FP), Y2
+	VPXOR        Y1, Y2, Y2
+	MOVQ         DI, CX
+	SUBQ         $0x00000010, CX
+
+ScanLEU64AVX2_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX2_loopb_start
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R12
+	NOTL      R12
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, R13
+	ANDQ      R13, R12
+	VMOVDQU   32(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  16(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x04, R13
+	ORQ       R13, R12
+	VMOVDQU   64(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  32(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x08, R13
+	ORQ       R13, R12
+	VMOVDQU   96(AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, R13
+	NOTL      R13
+	VPCMPEQD  48(DX), X0, X3
+	VMOVMSKPS X3, R14
+	ANDQ      R14, R13
+	SHLQ      $0x0c, R13
+	ORQ       R13, R12
+	TESTQ     R12, R12
+	JZ        ScanLEU64AVX2_gb_none
+	MOVQ      idx+40(FP), R13
+	TESTQ     R13, R13
+	JNZ       ScanLEU64AVX2_gb_each
+	BSFQ      R12, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gb_each:
+	MOVQ max+56(FP), R14
+
+ScanLEU64AVX2_gb_bit:
+	BSFQ R12, R10
+	ADDQ R9, R10
+	MOVQ R10, (R13)(R8*8)
+	INCQ R8
+	CMPQ R8, R14
+	JNE  ScanLEU64AVX2_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gb_more:
+	LEAQ -1(R12), R10
+	ANDQ R10, R12
+	JNZ  ScanLEU64AVX2_gb_bit
+
+ScanLEU64AVX2_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU64AVX2_groupb
+
+ScanLEU64AVX2_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000004, CX
+
+ScanLEU64AVX2_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX2_tailb
+	VMOVDQU   (AX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPCMPGTQ  Y2, Y3, Y3
+	VMOVMSKPD Y3, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X3
+	VMOVMSKPS X3, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU64AVX2_lb_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEU64AVX2_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_lb_each:
+	MOVQ max+56(FP), R10
+
+ScanLEU64AVX2_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R10
+	JNE  ScanLEU64AVX2_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU64AVX2_lb_bit
+
+ScanLEU64AVX2_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLEU64AVX2_loopb
+
+ScanLEU64AVX2_tailb:
+	JMP ScanLEU64AVX2_done
+
+ScanLEU64AVX2_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEU64AVX2_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX2_loopv_start
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R11
+	NOTL      R11
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, R12
+	ANDQ      R12, R11
+	VMOVDQU   32(AX)(R9*8), Y2
+	VMOVDQU   32(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  16(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x04, R12
+	ORQ       R12, R11
+	VMOVDQU   64(AX)(R9*8), Y2
+	VMOVDQU   64(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  32(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU   96(AX)(R9*8), Y2
+	VMOVDQU   96(CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, R12
+	NOTL      R12
+	VPCMPEQD  48(DX), X0, X2
+	VMOVMSKPS X2, R15
+	ANDQ      R15, R12
+	SHLQ      $0x0c, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU64AVX2_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU64AVX2_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gv_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU64AVX2_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU64AVX2_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU64AVX2_gv_bit
+
+ScanLEU64AVX2_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU64AVX2_groupv
+
+ScanLEU64AVX2_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000004, R10
+
+ScanLEU64AVX2_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX2_tailv
+	VMOVDQU   (AX)(R9*8), Y2
+	VMOVDQU   (CX)(R9*8), Y3
+	VPXOR     Y1, Y3, Y3
+	VPXOR     Y1, Y2, Y2
+	VPCMPGTQ  Y3, Y2, Y2
+	VMOVMSKPD Y2, SI
+	NOTL      SI
+	VPCMPEQD  (DX), X0, X2
+	VMOVMSKPS X2, DI
+	ANDQ      DI, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU64AVX2_lv_none
+	MOVQ      idx+40(FP), DI
+	TESTQ     DI, DI
+	JNZ       ScanLEU64AVX2_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_lv_each:
+	MOVQ max+56(FP), R11
+
+ScanLEU64AVX2_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (DI)(R8*8)
+	INCQ R8
+	CMPQ R8, R11
+	JNE  ScanLEU64AVX2_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX2_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEU64AVX2_lv_bit
+
+ScanLEU64AVX2_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000004, R9
+	JMP  ScanLEU64AVX2_loopv
+
+ScanLEU64AVX2_tailv:
+ScanLEU64AVX2_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
 // func SumI8AVX512(dst *byte, a *byte, b *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F, BMI2
 TEXT ·SumI8AVX512(SB), NOSPLIT, $0-32
@@ -6804,6 +16017,11296 @@ Even64AVX512_loop:
 	JB          Even64AVX512_loop
 
 Even64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func ScanEQI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanEQI16AVX512(SB), NOSPLIT, $8-72
+	// ScanEQI16AVX512: indices of p[i] == w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanEQI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanEQI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI16AVX512_gb_bit
+
+ScanEQI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX512_groupb
+
+ScanEQI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanEQI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanEQI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanEQI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanEQI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI16AVX512_lb_bit
+
+ScanEQI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI16AVX512_loopb
+
+ScanEQI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanEQI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x00, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanEQI16AVX512_tb_bit
+
+ScanEQI16AVX512_tb_none:
+	JMP ScanEQI16AVX512_done
+
+ScanEQI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanEQI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI16AVX512_gv_bit
+
+ScanEQI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI16AVX512_groupv
+
+ScanEQI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanEQI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanEQI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x00, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanEQI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanEQI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanEQI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanEQI16AVX512_lv_bit
+
+ScanEQI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI16AVX512_loopv
+
+ScanEQI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanEQI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x00, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanEQI16AVX512_tv_bit
+
+ScanEQI16AVX512_tv_none:
+ScanEQI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanEQI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanEQI32AVX512(SB), NOSPLIT, $8-72
+	// ScanEQI32AVX512: indices of p[i] == w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanEQI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanEQI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI32AVX512_gb_bit
+
+ScanEQI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI32AVX512_groupb
+
+ScanEQI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanEQI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanEQI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanEQI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanEQI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI32AVX512_lb_bit
+
+ScanEQI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI32AVX512_loopb
+
+ScanEQI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanEQI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x00, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanEQI32AVX512_tb_bit
+
+ScanEQI32AVX512_tb_none:
+	JMP ScanEQI32AVX512_done
+
+ScanEQI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanEQI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI32AVX512_gv_bit
+
+ScanEQI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanEQI32AVX512_groupv
+
+ScanEQI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanEQI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanEQI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x00, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanEQI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanEQI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanEQI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanEQI32AVX512_lv_bit
+
+ScanEQI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanEQI32AVX512_loopv
+
+ScanEQI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanEQI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x00, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanEQI32AVX512_tv_bit
+
+ScanEQI32AVX512_tv_none:
+ScanEQI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanEQI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanEQI64AVX512(SB), NOSPLIT, $8-72
+	// ScanEQI64AVX512: indices of p[i] == w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanEQI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanEQI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanEQI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanEQI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanEQI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanEQI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanEQI64AVX512_gb_bit
+
+ScanEQI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI64AVX512_groupb
+
+ScanEQI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanEQI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanEQI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x00, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanEQI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanEQI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanEQI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanEQI64AVX512_lb_bit
+
+ScanEQI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanEQI64AVX512_loopb
+
+ScanEQI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanEQI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x00, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanEQI64AVX512_tb_bit
+
+ScanEQI64AVX512_tb_none:
+	JMP ScanEQI64AVX512_done
+
+ScanEQI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanEQI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanEQI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanEQI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanEQI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanEQI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanEQI64AVX512_gv_bit
+
+ScanEQI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanEQI64AVX512_groupv
+
+ScanEQI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanEQI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanEQI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x00, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanEQI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanEQI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanEQI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanEQI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanEQI64AVX512_lv_bit
+
+ScanEQI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanEQI64AVX512_loopv
+
+ScanEQI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanEQI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x00, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanEQI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanEQI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanEQI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanEQI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanEQI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanEQI64AVX512_tv_bit
+
+ScanEQI64AVX512_tv_none:
+ScanEQI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanNEI16AVX512(SB), NOSPLIT, $8-72
+	// ScanNEI16AVX512: indices of p[i] != w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanNEI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanNEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI16AVX512_gb_bit
+
+ScanNEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX512_groupb
+
+ScanNEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanNEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanNEI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanNEI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanNEI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI16AVX512_lb_bit
+
+ScanNEI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI16AVX512_loopb
+
+ScanNEI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanNEI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x04, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanNEI16AVX512_tb_bit
+
+ScanNEI16AVX512_tb_none:
+	JMP ScanNEI16AVX512_done
+
+ScanNEI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanNEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI16AVX512_gv_bit
+
+ScanNEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI16AVX512_groupv
+
+ScanNEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanNEI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanNEI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x04, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanNEI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanNEI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanNEI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanNEI16AVX512_lv_bit
+
+ScanNEI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI16AVX512_loopv
+
+ScanNEI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanNEI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x04, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanNEI16AVX512_tv_bit
+
+ScanNEI16AVX512_tv_none:
+ScanNEI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanNEI32AVX512(SB), NOSPLIT, $8-72
+	// ScanNEI32AVX512: indices of p[i] != w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanNEI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanNEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI32AVX512_gb_bit
+
+ScanNEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI32AVX512_groupb
+
+ScanNEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanNEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanNEI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanNEI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanNEI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI32AVX512_lb_bit
+
+ScanNEI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI32AVX512_loopb
+
+ScanNEI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanNEI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x04, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanNEI32AVX512_tb_bit
+
+ScanNEI32AVX512_tb_none:
+	JMP ScanNEI32AVX512_done
+
+ScanNEI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanNEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI32AVX512_gv_bit
+
+ScanNEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanNEI32AVX512_groupv
+
+ScanNEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanNEI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanNEI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x04, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanNEI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanNEI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanNEI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanNEI32AVX512_lv_bit
+
+ScanNEI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanNEI32AVX512_loopv
+
+ScanNEI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanNEI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x04, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanNEI32AVX512_tv_bit
+
+ScanNEI32AVX512_tv_none:
+ScanNEI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanNEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanNEI64AVX512(SB), NOSPLIT, $8-72
+	// ScanNEI64AVX512: indices of p[i] != w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanNEI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanNEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanNEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanNEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanNEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanNEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanNEI64AVX512_gb_bit
+
+ScanNEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI64AVX512_groupb
+
+ScanNEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanNEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanNEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x04, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanNEI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanNEI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanNEI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanNEI64AVX512_lb_bit
+
+ScanNEI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanNEI64AVX512_loopb
+
+ScanNEI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanNEI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x04, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanNEI64AVX512_tb_bit
+
+ScanNEI64AVX512_tb_none:
+	JMP ScanNEI64AVX512_done
+
+ScanNEI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanNEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanNEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanNEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanNEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanNEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanNEI64AVX512_gv_bit
+
+ScanNEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanNEI64AVX512_groupv
+
+ScanNEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanNEI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanNEI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x04, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanNEI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanNEI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanNEI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanNEI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanNEI64AVX512_lv_bit
+
+ScanNEI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanNEI64AVX512_loopv
+
+ScanNEI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanNEI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x04, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanNEI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanNEI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanNEI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanNEI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanNEI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanNEI64AVX512_tv_bit
+
+ScanNEI64AVX512_tv_none:
+ScanNEI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGTI16AVX512(SB), NOSPLIT, $8-72
+	// ScanGTI16AVX512: indices of p[i] > w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI16AVX512_gb_bit
+
+ScanGTI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX512_groupb
+
+ScanGTI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGTI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI16AVX512_lb_bit
+
+ScanGTI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI16AVX512_loopb
+
+ScanGTI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTI16AVX512_tb_bit
+
+ScanGTI16AVX512_tb_none:
+	JMP ScanGTI16AVX512_done
+
+ScanGTI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI16AVX512_gv_bit
+
+ScanGTI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI16AVX512_groupv
+
+ScanGTI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTI16AVX512_lv_bit
+
+ScanGTI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI16AVX512_loopv
+
+ScanGTI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTI16AVX512_tv_bit
+
+ScanGTI16AVX512_tv_none:
+ScanGTI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGTU16AVX512(SB), NOSPLIT, $8-72
+	// ScanGTU16AVX512: indices of p[i] > w[i] for uint16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTU16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU16AVX512_gb_bit
+
+ScanGTU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX512_groupb
+
+ScanGTU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGTU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTU16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTU16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTU16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU16AVX512_lb_bit
+
+ScanGTU16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU16AVX512_loopb
+
+ScanGTU16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTU16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPUW     $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTU16AVX512_tb_bit
+
+ScanGTU16AVX512_tb_none:
+	JMP ScanGTU16AVX512_done
+
+ScanGTU16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU16AVX512_gv_bit
+
+ScanGTU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU16AVX512_groupv
+
+ScanGTU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTU16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTU16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTU16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTU16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTU16AVX512_lv_bit
+
+ScanGTU16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU16AVX512_loopv
+
+ScanGTU16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTU16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPUW     $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTU16AVX512_tv_bit
+
+ScanGTU16AVX512_tv_none:
+ScanGTU16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGTI32AVX512(SB), NOSPLIT, $8-72
+	// ScanGTI32AVX512: indices of p[i] > w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI32AVX512_gb_bit
+
+ScanGTI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI32AVX512_groupb
+
+ScanGTI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI32AVX512_lb_bit
+
+ScanGTI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI32AVX512_loopb
+
+ScanGTI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTI32AVX512_tb_bit
+
+ScanGTI32AVX512_tb_none:
+	JMP ScanGTI32AVX512_done
+
+ScanGTI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI32AVX512_gv_bit
+
+ScanGTI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTI32AVX512_groupv
+
+ScanGTI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTI32AVX512_lv_bit
+
+ScanGTI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTI32AVX512_loopv
+
+ScanGTI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTI32AVX512_tv_bit
+
+ScanGTI32AVX512_tv_none:
+ScanGTI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGTU32AVX512(SB), NOSPLIT, $8-72
+	// ScanGTU32AVX512: indices of p[i] > w[i] for uint32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTU32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGTU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU32AVX512_gb_bit
+
+ScanGTU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU32AVX512_groupb
+
+ScanGTU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGTU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTU32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTU32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTU32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU32AVX512_lb_bit
+
+ScanGTU32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU32AVX512_loopb
+
+ScanGTU32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTU32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPUD     $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTU32AVX512_tb_bit
+
+ScanGTU32AVX512_tb_none:
+	JMP ScanGTU32AVX512_done
+
+ScanGTU32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGTU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU32AVX512_gv_bit
+
+ScanGTU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGTU32AVX512_groupv
+
+ScanGTU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGTU32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTU32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTU32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTU32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTU32AVX512_lv_bit
+
+ScanGTU32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGTU32AVX512_loopv
+
+ScanGTU32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTU32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPUD     $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTU32AVX512_tv_bit
+
+ScanGTU32AVX512_tv_none:
+ScanGTU32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanGTI64AVX512(SB), NOSPLIT, $8-72
+	// ScanGTI64AVX512: indices of p[i] > w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTI64AVX512_gb_bit
+
+ScanGTI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI64AVX512_groupb
+
+ScanGTI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTI64AVX512_lb_bit
+
+ScanGTI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTI64AVX512_loopb
+
+ScanGTI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTI64AVX512_tb_bit
+
+ScanGTI64AVX512_tb_none:
+	JMP ScanGTI64AVX512_done
+
+ScanGTI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTI64AVX512_gv_bit
+
+ScanGTI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTI64AVX512_groupv
+
+ScanGTI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGTI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTI64AVX512_lv_bit
+
+ScanGTI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTI64AVX512_loopv
+
+ScanGTI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTI64AVX512_tv_bit
+
+ScanGTI64AVX512_tv_none:
+ScanGTI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanGTU64AVX512(SB), NOSPLIT, $8-72
+	// ScanGTU64AVX512: indices of p[i] > w[i] for uint64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGTU64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGTU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGTU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGTU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGTU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGTU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGTU64AVX512_gb_bit
+
+ScanGTU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU64AVX512_groupb
+
+ScanGTU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGTU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGTU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGTU64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGTU64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGTU64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGTU64AVX512_lb_bit
+
+ScanGTU64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTU64AVX512_loopb
+
+ScanGTU64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGTU64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPUQ     $0x06, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGTU64AVX512_tb_bit
+
+ScanGTU64AVX512_tb_none:
+	JMP ScanGTU64AVX512_done
+
+ScanGTU64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGTU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGTU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGTU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGTU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGTU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGTU64AVX512_gv_bit
+
+ScanGTU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGTU64AVX512_groupv
+
+ScanGTU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGTU64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGTU64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x06, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGTU64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGTU64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGTU64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGTU64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGTU64AVX512_lv_bit
+
+ScanGTU64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGTU64AVX512_loopv
+
+ScanGTU64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGTU64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPUQ     $0x06, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGTU64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGTU64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGTU64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGTU64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGTU64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGTU64AVX512_tv_bit
+
+ScanGTU64AVX512_tv_none:
+ScanGTU64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGEI16AVX512(SB), NOSPLIT, $8-72
+	// ScanGEI16AVX512: indices of p[i] >= w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI16AVX512_gb_bit
+
+ScanGEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX512_groupb
+
+ScanGEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI16AVX512_lb_bit
+
+ScanGEI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI16AVX512_loopb
+
+ScanGEI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEI16AVX512_tb_bit
+
+ScanGEI16AVX512_tb_none:
+	JMP ScanGEI16AVX512_done
+
+ScanGEI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI16AVX512_gv_bit
+
+ScanGEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI16AVX512_groupv
+
+ScanGEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEI16AVX512_lv_bit
+
+ScanGEI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI16AVX512_loopv
+
+ScanGEI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEI16AVX512_tv_bit
+
+ScanGEI16AVX512_tv_none:
+ScanGEI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGEU16AVX512(SB), NOSPLIT, $8-72
+	// ScanGEU16AVX512: indices of p[i] >= w[i] for uint16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEU16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU16AVX512_gb_bit
+
+ScanGEU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX512_groupb
+
+ScanGEU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanGEU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEU16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEU16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEU16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU16AVX512_lb_bit
+
+ScanGEU16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU16AVX512_loopb
+
+ScanGEU16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEU16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPUW     $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEU16AVX512_tb_bit
+
+ScanGEU16AVX512_tb_none:
+	JMP ScanGEU16AVX512_done
+
+ScanGEU16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU16AVX512_gv_bit
+
+ScanGEU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU16AVX512_groupv
+
+ScanGEU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEU16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEU16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEU16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEU16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEU16AVX512_lv_bit
+
+ScanGEU16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU16AVX512_loopv
+
+ScanGEU16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEU16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPUW     $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEU16AVX512_tv_bit
+
+ScanGEU16AVX512_tv_none:
+ScanGEU16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGEI32AVX512(SB), NOSPLIT, $8-72
+	// ScanGEI32AVX512: indices of p[i] >= w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI32AVX512_gb_bit
+
+ScanGEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI32AVX512_groupb
+
+ScanGEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI32AVX512_lb_bit
+
+ScanGEI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI32AVX512_loopb
+
+ScanGEI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEI32AVX512_tb_bit
+
+ScanGEI32AVX512_tb_none:
+	JMP ScanGEI32AVX512_done
+
+ScanGEI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI32AVX512_gv_bit
+
+ScanGEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEI32AVX512_groupv
+
+ScanGEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEI32AVX512_lv_bit
+
+ScanGEI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEI32AVX512_loopv
+
+ScanGEI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEI32AVX512_tv_bit
+
+ScanGEI32AVX512_tv_none:
+ScanGEI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanGEU32AVX512(SB), NOSPLIT, $8-72
+	// ScanGEU32AVX512: indices of p[i] >= w[i] for uint32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEU32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanGEU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU32AVX512_gb_bit
+
+ScanGEU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU32AVX512_groupb
+
+ScanGEU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanGEU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEU32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEU32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEU32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU32AVX512_lb_bit
+
+ScanGEU32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU32AVX512_loopb
+
+ScanGEU32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEU32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPUD     $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEU32AVX512_tb_bit
+
+ScanGEU32AVX512_tb_none:
+	JMP ScanGEU32AVX512_done
+
+ScanGEU32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanGEU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU32AVX512_gv_bit
+
+ScanGEU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanGEU32AVX512_groupv
+
+ScanGEU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanGEU32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEU32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEU32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEU32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEU32AVX512_lv_bit
+
+ScanGEU32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanGEU32AVX512_loopv
+
+ScanGEU32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEU32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPUD     $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEU32AVX512_tv_bit
+
+ScanGEU32AVX512_tv_none:
+ScanGEU32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanGEI64AVX512(SB), NOSPLIT, $8-72
+	// ScanGEI64AVX512: indices of p[i] >= w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEI64AVX512_gb_bit
+
+ScanGEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI64AVX512_groupb
+
+ScanGEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEI64AVX512_lb_bit
+
+ScanGEI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEI64AVX512_loopb
+
+ScanGEI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEI64AVX512_tb_bit
+
+ScanGEI64AVX512_tb_none:
+	JMP ScanGEI64AVX512_done
+
+ScanGEI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEI64AVX512_gv_bit
+
+ScanGEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEI64AVX512_groupv
+
+ScanGEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGEI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEI64AVX512_lv_bit
+
+ScanGEI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEI64AVX512_loopv
+
+ScanGEI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEI64AVX512_tv_bit
+
+ScanGEI64AVX512_tv_none:
+ScanGEI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanGEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanGEU64AVX512(SB), NOSPLIT, $8-72
+	// ScanGEU64AVX512: indices of p[i] >= w[i] for uint64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanGEU64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanGEU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanGEU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanGEU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanGEU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanGEU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanGEU64AVX512_gb_bit
+
+ScanGEU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU64AVX512_groupb
+
+ScanGEU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanGEU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanGEU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanGEU64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanGEU64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanGEU64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanGEU64AVX512_lb_bit
+
+ScanGEU64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEU64AVX512_loopb
+
+ScanGEU64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanGEU64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPUQ     $0x05, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanGEU64AVX512_tb_bit
+
+ScanGEU64AVX512_tb_none:
+	JMP ScanGEU64AVX512_done
+
+ScanGEU64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanGEU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanGEU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanGEU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanGEU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanGEU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanGEU64AVX512_gv_bit
+
+ScanGEU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanGEU64AVX512_groupv
+
+ScanGEU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanGEU64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanGEU64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x05, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanGEU64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanGEU64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanGEU64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanGEU64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanGEU64AVX512_lv_bit
+
+ScanGEU64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanGEU64AVX512_loopv
+
+ScanGEU64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanGEU64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPUQ     $0x05, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanGEU64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanGEU64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanGEU64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanGEU64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanGEU64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanGEU64AVX512_tv_bit
+
+ScanGEU64AVX512_tv_none:
+ScanGEU64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLTI16AVX512(SB), NOSPLIT, $8-72
+	// ScanLTI16AVX512: indices of p[i] < w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI16AVX512_gb_bit
+
+ScanLTI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX512_groupb
+
+ScanLTI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLTI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI16AVX512_lb_bit
+
+ScanLTI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI16AVX512_loopb
+
+ScanLTI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTI16AVX512_tb_bit
+
+ScanLTI16AVX512_tb_none:
+	JMP ScanLTI16AVX512_done
+
+ScanLTI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI16AVX512_gv_bit
+
+ScanLTI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI16AVX512_groupv
+
+ScanLTI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTI16AVX512_lv_bit
+
+ScanLTI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI16AVX512_loopv
+
+ScanLTI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTI16AVX512_tv_bit
+
+ScanLTI16AVX512_tv_none:
+ScanLTI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLTU16AVX512(SB), NOSPLIT, $8-72
+	// ScanLTU16AVX512: indices of p[i] < w[i] for uint16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTU16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU16AVX512_gb_bit
+
+ScanLTU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX512_groupb
+
+ScanLTU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLTU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTU16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTU16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTU16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU16AVX512_lb_bit
+
+ScanLTU16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU16AVX512_loopb
+
+ScanLTU16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTU16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPUW     $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTU16AVX512_tb_bit
+
+ScanLTU16AVX512_tb_none:
+	JMP ScanLTU16AVX512_done
+
+ScanLTU16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU16AVX512_gv_bit
+
+ScanLTU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU16AVX512_groupv
+
+ScanLTU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTU16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTU16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTU16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTU16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTU16AVX512_lv_bit
+
+ScanLTU16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU16AVX512_loopv
+
+ScanLTU16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTU16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPUW     $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTU16AVX512_tv_bit
+
+ScanLTU16AVX512_tv_none:
+ScanLTU16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLTI32AVX512(SB), NOSPLIT, $8-72
+	// ScanLTI32AVX512: indices of p[i] < w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI32AVX512_gb_bit
+
+ScanLTI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI32AVX512_groupb
+
+ScanLTI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI32AVX512_lb_bit
+
+ScanLTI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI32AVX512_loopb
+
+ScanLTI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTI32AVX512_tb_bit
+
+ScanLTI32AVX512_tb_none:
+	JMP ScanLTI32AVX512_done
+
+ScanLTI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI32AVX512_gv_bit
+
+ScanLTI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTI32AVX512_groupv
+
+ScanLTI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTI32AVX512_lv_bit
+
+ScanLTI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTI32AVX512_loopv
+
+ScanLTI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTI32AVX512_tv_bit
+
+ScanLTI32AVX512_tv_none:
+ScanLTI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLTU32AVX512(SB), NOSPLIT, $8-72
+	// ScanLTU32AVX512: indices of p[i] < w[i] for uint32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTU32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLTU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU32AVX512_gb_bit
+
+ScanLTU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU32AVX512_groupb
+
+ScanLTU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLTU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTU32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTU32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTU32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU32AVX512_lb_bit
+
+ScanLTU32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU32AVX512_loopb
+
+ScanLTU32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTU32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPUD     $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTU32AVX512_tb_bit
+
+ScanLTU32AVX512_tb_none:
+	JMP ScanLTU32AVX512_done
+
+ScanLTU32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLTU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU32AVX512_gv_bit
+
+ScanLTU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLTU32AVX512_groupv
+
+ScanLTU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLTU32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTU32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTU32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTU32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTU32AVX512_lv_bit
+
+ScanLTU32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLTU32AVX512_loopv
+
+ScanLTU32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTU32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPUD     $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTU32AVX512_tv_bit
+
+ScanLTU32AVX512_tv_none:
+ScanLTU32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanLTI64AVX512(SB), NOSPLIT, $8-72
+	// ScanLTI64AVX512: indices of p[i] < w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTI64AVX512_gb_bit
+
+ScanLTI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI64AVX512_groupb
+
+ScanLTI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTI64AVX512_lb_bit
+
+ScanLTI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTI64AVX512_loopb
+
+ScanLTI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTI64AVX512_tb_bit
+
+ScanLTI64AVX512_tb_none:
+	JMP ScanLTI64AVX512_done
+
+ScanLTI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTI64AVX512_gv_bit
+
+ScanLTI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTI64AVX512_groupv
+
+ScanLTI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLTI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTI64AVX512_lv_bit
+
+ScanLTI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTI64AVX512_loopv
+
+ScanLTI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTI64AVX512_tv_bit
+
+ScanLTI64AVX512_tv_none:
+ScanLTI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLTU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanLTU64AVX512(SB), NOSPLIT, $8-72
+	// ScanLTU64AVX512: indices of p[i] < w[i] for uint64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLTU64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLTU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLTU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLTU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLTU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLTU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLTU64AVX512_gb_bit
+
+ScanLTU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU64AVX512_groupb
+
+ScanLTU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLTU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLTU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLTU64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLTU64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLTU64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLTU64AVX512_lb_bit
+
+ScanLTU64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTU64AVX512_loopb
+
+ScanLTU64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLTU64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPUQ     $0x01, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLTU64AVX512_tb_bit
+
+ScanLTU64AVX512_tb_none:
+	JMP ScanLTU64AVX512_done
+
+ScanLTU64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLTU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLTU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLTU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLTU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLTU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLTU64AVX512_gv_bit
+
+ScanLTU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLTU64AVX512_groupv
+
+ScanLTU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLTU64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLTU64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x01, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLTU64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLTU64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLTU64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLTU64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLTU64AVX512_lv_bit
+
+ScanLTU64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLTU64AVX512_loopv
+
+ScanLTU64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLTU64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPUQ     $0x01, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLTU64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLTU64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLTU64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLTU64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLTU64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLTU64AVX512_tv_bit
+
+ScanLTU64AVX512_tv_none:
+ScanLTU64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLEI16AVX512(SB), NOSPLIT, $8-72
+	// ScanLEI16AVX512: indices of p[i] <= w[i] for int16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEI16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEI16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPW    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI16AVX512_gb_bit
+
+ScanLEI16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX512_groupb
+
+ScanLEI16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLEI16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPW    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEI16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEI16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEI16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI16AVX512_lb_bit
+
+ScanLEI16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI16AVX512_loopb
+
+ScanLEI16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEI16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPW      $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEI16AVX512_tb_bit
+
+ScanLEI16AVX512_tb_none:
+	JMP ScanLEI16AVX512_done
+
+ScanLEI16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEI16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPW    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI16AVX512_gv_bit
+
+ScanLEI16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI16AVX512_groupv
+
+ScanLEI16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEI16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEI16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPW    $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEI16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEI16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEI16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEI16AVX512_lv_bit
+
+ScanLEI16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI16AVX512_loopv
+
+ScanLEI16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEI16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPW      $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEI16AVX512_tv_bit
+
+ScanLEI16AVX512_tv_none:
+ScanLEI16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU16AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLEU16AVX512(SB), NOSPLIT, $8-72
+	// ScanLEU16AVX512: indices of p[i] <= w[i] for uint16 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x05, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEU16AVX512_vector
+	VPBROADCASTW v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEU16AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU16AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*2), Z1
+	VPCMPUW   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU16AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU16AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU16AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU16AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU16AVX512_gb_bit
+
+ScanLEU16AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX512_groupb
+
+ScanLEU16AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000020, CX
+
+ScanLEU16AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU16AVX512_tailb
+	VMOVDQU64 (AX)(R9*2), Z1
+	VPCMPUW   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU16AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEU16AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEU16AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEU16AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU16AVX512_lb_bit
+
+ScanLEU16AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU16AVX512_loopb
+
+ScanLEU16AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEU16AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z1
+	VPCMPUW     $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        CX, BX
+	SHRQ        $0x10, BX
+	KMOVQ       BX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU16AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU16AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU16AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU16AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEU16AVX512_tb_bit
+
+ScanLEU16AVX512_tb_none:
+	JMP ScanLEU16AVX512_done
+
+ScanLEU16AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEU16AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU16AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*2), Z0
+	VMOVDQU64 64(CX)(R9*2), Z1
+	VPCMPUW   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU16AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU16AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU16AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU16AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU16AVX512_gv_bit
+
+ScanLEU16AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU16AVX512_groupv
+
+ScanLEU16AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEU16AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU16AVX512_tailv
+	VMOVDQU64 (AX)(R9*2), Z0
+	VMOVDQU64 (CX)(R9*2), Z1
+	VPCMPUW   $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K2
+	KUNPCKWD  K1, K2, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU16AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEU16AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEU16AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEU16AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEU16AVX512_lv_bit
+
+ScanLEU16AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU16AVX512_loopv
+
+ScanLEU16AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEU16AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU16.Z (AX)(R9*2), K1, Z0
+	VMOVDQU16.Z (CX)(R9*2), K1, Z1
+	VPCMPUW     $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	MOVQ        BX, CX
+	SHRQ        $0x10, CX
+	KMOVQ       CX, K2
+	VMOVDQU32.Z 64(DX), K2, Z0
+	VPTESTNMD   Z0, Z0, K2
+	KUNPCKWD    K1, K2, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU16AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU16AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU16AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU16AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU16AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEU16AVX512_tv_bit
+
+ScanLEU16AVX512_tv_none:
+ScanLEU16AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLEI32AVX512(SB), NOSPLIT, $8-72
+	// ScanLEI32AVX512: indices of p[i] <= w[i] for int32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEI32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEI32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI32AVX512_gb_bit
+
+ScanLEI32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI32AVX512_groupb
+
+ScanLEI32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEI32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPD    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEI32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEI32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEI32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI32AVX512_lb_bit
+
+ScanLEI32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI32AVX512_loopb
+
+ScanLEI32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEI32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPD      $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEI32AVX512_tb_bit
+
+ScanLEI32AVX512_tb_none:
+	JMP ScanLEI32AVX512_done
+
+ScanLEI32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEI32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI32AVX512_gv_bit
+
+ScanLEI32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEI32AVX512_groupv
+
+ScanLEI32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEI32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEI32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPD    $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEI32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEI32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEI32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEI32AVX512_lv_bit
+
+ScanLEI32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEI32AVX512_loopv
+
+ScanLEI32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEI32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPD      $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEI32AVX512_tv_bit
+
+ScanLEI32AVX512_tv_none:
+ScanLEI32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU32AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, BMI2, CMOV
+TEXT ·ScanLEU32AVX512(SB), NOSPLIT, $8-72
+	// ScanLEU32AVX512: indices of p[i] <= w[i] for uint32 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x06, SI
+	SHLQ         $0x04, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEU32AVX512_vector
+	VPBROADCASTD v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000040, CX
+
+ScanLEU32AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 128(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x20, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 192(DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x30, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU32AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU32AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU32AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU32AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU32AVX512_gb_bit
+
+ScanLEU32AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU32AVX512_groupb
+
+ScanLEU32AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000010, CX
+
+ScanLEU32AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU32AVX512_tailb
+	VMOVDQU64 (AX)(R9*4), Z1
+	VPCMPUD   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z1
+	VPTESTNMD Z1, Z1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU32AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEU32AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEU32AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEU32AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU32AVX512_lb_bit
+
+ScanLEU32AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU32AVX512_loopb
+
+ScanLEU32AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEU32AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z1
+	VPCMPUD     $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU32AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU32AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU32AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU32AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEU32AVX512_tb_bit
+
+ScanLEU32AVX512_tb_none:
+	JMP ScanLEU32AVX512_done
+
+ScanLEU32AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000040, R10
+
+ScanLEU32AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*4), Z0
+	VMOVDQU64 64(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*4), Z0
+	VMOVDQU64 128(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 128(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x20, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*4), Z0
+	VMOVDQU64 192(CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 192(DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x30, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU32AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU32AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU32AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU32AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU32AVX512_gv_bit
+
+ScanLEU32AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000040, R9
+	JMP  ScanLEU32AVX512_groupv
+
+ScanLEU32AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000010, R10
+
+ScanLEU32AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU32AVX512_tailv
+	VMOVDQU64 (AX)(R9*4), Z0
+	VMOVDQU64 (CX)(R9*4), Z1
+	VPCMPUD   $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Z0
+	VPTESTNMD Z0, Z0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU32AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEU32AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEU32AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEU32AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEU32AVX512_lv_bit
+
+ScanLEU32AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000010, R9
+	JMP  ScanLEU32AVX512_loopv
+
+ScanLEU32AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEU32AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (AX)(R9*4), K1, Z0
+	VMOVDQU32.Z (CX)(R9*4), K1, Z1
+	VPCMPUD     $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Z0
+	VPTESTNMD   Z0, Z0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU32AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU32AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU32AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU32AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU32AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEU32AVX512_tv_bit
+
+ScanLEU32AVX512_tv_none:
+ScanLEU32AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEI64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanLEI64AVX512(SB), NOSPLIT, $8-72
+	// ScanLEI64AVX512: indices of p[i] <= w[i] for int64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEI64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEI64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEI64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEI64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEI64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEI64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEI64AVX512_gb_bit
+
+ScanLEI64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI64AVX512_groupb
+
+ScanLEI64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEI64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEI64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPQ    $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEI64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEI64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEI64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEI64AVX512_lb_bit
+
+ScanLEI64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEI64AVX512_loopb
+
+ScanLEI64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEI64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPQ      $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEI64AVX512_tb_bit
+
+ScanLEI64AVX512_tb_none:
+	JMP ScanLEI64AVX512_done
+
+ScanLEI64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEI64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEI64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEI64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEI64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEI64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEI64AVX512_gv_bit
+
+ScanLEI64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEI64AVX512_groupv
+
+ScanLEI64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLEI64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEI64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPQ    $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEI64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEI64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEI64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEI64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEI64AVX512_lv_bit
+
+ScanLEI64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEI64AVX512_loopv
+
+ScanLEI64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEI64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPQ      $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEI64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEI64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEI64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEI64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEI64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEI64AVX512_tv_bit
+
+ScanLEI64AVX512_tv_none:
+ScanLEI64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func ScanLEU64AVX512(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2, CMOV
+TEXT ·ScanLEU64AVX512(SB), NOSPLIT, $8-72
+	// ScanLEU64AVX512: indices of p[i] <= w[i] for uint64 with st[i] == 0, any n (masked tail).
+	MOVQ         p+0(FP), AX
+	MOVQ         vals+16(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         sstep+32(FP), BX
+	MOVQ         BX, SI
+	SHLQ         $0x05, SI
+	SHLQ         $0x03, BX
+	MOVQ         n+48(FP), DI
+	XORQ         R8, R8
+	XORQ         R9, R9
+	TESTQ        CX, CX
+	JNZ          ScanLEU64AVX512_vector
+	VPBROADCASTQ v+8(FP), Z0
+	MOVQ         DI, CX
+	SUBQ         $0x00000020, CX
+
+ScanLEU64AVX512_groupb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX512_loopb_start
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R13
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R14
+	ANDQ      R14, R13
+	VMOVDQU64 64(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 32(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x08, R14
+	ORQ       R14, R13
+	VMOVDQU64 128(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 64(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x10, R14
+	ORQ       R14, R13
+	VMOVDQU64 192(AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, R14
+	VMOVDQU32 96(DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R15
+	ANDQ      R15, R14
+	SHLQ      $0x18, R14
+	ORQ       R14, R13
+	TESTQ     R13, R13
+	JZ        ScanLEU64AVX512_gb_none
+	MOVQ      idx+40(FP), R14
+	TESTQ     R14, R14
+	JNZ       ScanLEU64AVX512_gb_each
+	BSFQ      R13, R10
+	ADDQ      R9, R10
+	MOVQ      R10, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gb_each:
+	MOVQ max+56(FP), R15
+
+ScanLEU64AVX512_gb_bit:
+	BSFQ R13, R10
+	ADDQ R9, R10
+	MOVQ R10, (R14)(R8*8)
+	INCQ R8
+	CMPQ R8, R15
+	JNE  ScanLEU64AVX512_gb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gb_more:
+	LEAQ -1(R13), R10
+	ANDQ R10, R13
+	JNZ  ScanLEU64AVX512_gb_bit
+
+ScanLEU64AVX512_gb_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU64AVX512_groupb
+
+ScanLEU64AVX512_loopb_start:
+	MOVQ DI, CX
+	SUBQ $0x00000008, CX
+
+ScanLEU64AVX512_loopb:
+	CMPQ      R9, CX
+	JG        ScanLEU64AVX512_tailb
+	VMOVDQU64 (AX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z0, Z1, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y1
+	VPTESTNMD Y1, Y1, K1
+	KMOVQ     K1, R10
+	ANDQ      R10, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU64AVX512_lb_none
+	MOVQ      idx+40(FP), R10
+	TESTQ     R10, R10
+	JNZ       ScanLEU64AVX512_lb_each
+	BSFQ      SI, R11
+	ADDQ      R9, R11
+	MOVQ      R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_lb_each:
+	MOVQ max+56(FP), R13
+
+ScanLEU64AVX512_lb_bit:
+	BSFQ SI, R11
+	ADDQ R9, R11
+	MOVQ R11, (R10)(R8*8)
+	INCQ R8
+	CMPQ R8, R13
+	JNE  ScanLEU64AVX512_lb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_lb_more:
+	LEAQ -1(SI), R11
+	ANDQ R11, SI
+	JNZ  ScanLEU64AVX512_lb_bit
+
+ScanLEU64AVX512_lb_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEU64AVX512_loopb
+
+ScanLEU64AVX512_tailb:
+	MOVQ        DI, CX
+	SUBQ        R9, CX
+	JZ          ScanLEU64AVX512_done
+	MOVQ        $-1, BX
+	BZHIQ       CX, BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z1
+	VPCMPUQ     $0x02, Z0, Z1, K1
+	KMOVQ       K1, AX
+	MOVQ        CX, BX
+	KMOVQ       BX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, DX
+	ANDQ        DX, AX
+	ANDQ        CX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU64AVX512_tb_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU64AVX512_tb_each
+	BSFQ        AX, R12
+	ADDQ        R9, R12
+	MOVQ        R12, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_tb_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU64AVX512_tb_bit:
+	BSFQ AX, R12
+	ADDQ R9, R12
+	MOVQ R12, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU64AVX512_tb_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_tb_more:
+	LEAQ -1(AX), R12
+	ANDQ R12, AX
+	JNZ  ScanLEU64AVX512_tb_bit
+
+ScanLEU64AVX512_tb_none:
+	JMP ScanLEU64AVX512_done
+
+ScanLEU64AVX512_vector:
+	MOVQ DI, R10
+	SUBQ $0x00000020, R10
+
+ScanLEU64AVX512_groupv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX512_loopv_start
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R11
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R12
+	ANDQ      R12, R11
+	VMOVDQU64 64(AX)(R9*8), Z0
+	VMOVDQU64 64(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 32(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x08, R12
+	ORQ       R12, R11
+	VMOVDQU64 128(AX)(R9*8), Z0
+	VMOVDQU64 128(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 64(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x10, R12
+	ORQ       R12, R11
+	VMOVDQU64 192(AX)(R9*8), Z0
+	VMOVDQU64 192(CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, R12
+	VMOVDQU32 96(DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, BP
+	ANDQ      BP, R12
+	SHLQ      $0x18, R12
+	ORQ       R12, R11
+	TESTQ     R11, R11
+	JZ        ScanLEU64AVX512_gv_none
+	MOVQ      idx+40(FP), R12
+	TESTQ     R12, R12
+	JNZ       ScanLEU64AVX512_gv_each
+	BSFQ      R11, R13
+	ADDQ      R9, R13
+	MOVQ      R13, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gv_each:
+	MOVQ max+56(FP), BP
+
+ScanLEU64AVX512_gv_bit:
+	BSFQ R11, R13
+	ADDQ R9, R13
+	MOVQ R13, (R12)(R8*8)
+	INCQ R8
+	CMPQ R8, BP
+	JNE  ScanLEU64AVX512_gv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_gv_more:
+	LEAQ -1(R11), R13
+	ANDQ R13, R11
+	JNZ  ScanLEU64AVX512_gv_bit
+
+ScanLEU64AVX512_gv_none:
+	ADDQ SI, DX
+	ADDQ $0x00000020, R9
+	JMP  ScanLEU64AVX512_groupv
+
+ScanLEU64AVX512_loopv_start:
+	MOVQ DI, R10
+	SUBQ $0x00000008, R10
+
+ScanLEU64AVX512_loopv:
+	CMPQ      R9, R10
+	JG        ScanLEU64AVX512_tailv
+	VMOVDQU64 (AX)(R9*8), Z0
+	VMOVDQU64 (CX)(R9*8), Z1
+	VPCMPUQ   $0x02, Z1, Z0, K1
+	KMOVQ     K1, SI
+	VMOVDQU32 (DX), Y0
+	VPTESTNMD Y0, Y0, K1
+	KMOVQ     K1, R11
+	ANDQ      R11, SI
+	TESTQ     SI, SI
+	JZ        ScanLEU64AVX512_lv_none
+	MOVQ      idx+40(FP), R11
+	TESTQ     R11, R11
+	JNZ       ScanLEU64AVX512_lv_each
+	BSFQ      SI, R14
+	ADDQ      R9, R14
+	MOVQ      R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_lv_each:
+	MOVQ max+56(FP), R12
+
+ScanLEU64AVX512_lv_bit:
+	BSFQ SI, R14
+	ADDQ R9, R14
+	MOVQ R14, (R11)(R8*8)
+	INCQ R8
+	CMPQ R8, R12
+	JNE  ScanLEU64AVX512_lv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_lv_more:
+	LEAQ -1(SI), R14
+	ANDQ R14, SI
+	JNZ  ScanLEU64AVX512_lv_bit
+
+ScanLEU64AVX512_lv_none:
+	ADDQ BX, DX
+	ADDQ $0x00000008, R9
+	JMP  ScanLEU64AVX512_loopv
+
+ScanLEU64AVX512_tailv:
+	MOVQ        DI, BX
+	SUBQ        R9, BX
+	JZ          ScanLEU64AVX512_done
+	MOVQ        $-1, SI
+	BZHIQ       BX, SI, BX
+	KMOVQ       BX, K1
+	VMOVDQU64.Z (AX)(R9*8), K1, Z0
+	VMOVDQU64.Z (CX)(R9*8), K1, Z1
+	VPCMPUQ     $0x02, Z1, Z0, K1
+	KMOVQ       K1, AX
+	MOVQ        BX, CX
+	KMOVQ       CX, K1
+	VMOVDQU32.Z (DX), K1, Y0
+	VPTESTNMD   Y0, Y0, K1
+	KMOVQ       K1, CX
+	ANDQ        CX, AX
+	ANDQ        BX, AX
+	TESTQ       AX, AX
+	JZ          ScanLEU64AVX512_tv_none
+	MOVQ        idx+40(FP), CX
+	TESTQ       CX, CX
+	JNZ         ScanLEU64AVX512_tv_each
+	BSFQ        AX, R15
+	ADDQ        R9, R15
+	MOVQ        R15, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_tv_each:
+	MOVQ max+56(FP), DX
+
+ScanLEU64AVX512_tv_bit:
+	BSFQ AX, R15
+	ADDQ R9, R15
+	MOVQ R15, (CX)(R8*8)
+	INCQ R8
+	CMPQ R8, DX
+	JNE  ScanLEU64AVX512_tv_more
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET
+
+ScanLEU64AVX512_tv_more:
+	LEAQ -1(AX), R15
+	ANDQ R15, AX
+	JNZ  ScanLEU64AVX512_tv_bit
+
+ScanLEU64AVX512_tv_none:
+ScanLEU64AVX512_done:
+	MOVQ    idx+40(FP), AX
+	MOVQ    $-1, CX
+	TESTQ   AX, AX
+	CMOVQNE R8, CX
+	MOVQ    CX, ret+64(FP)
 	VZEROUPPER
 	RET
 

@@ -253,3 +253,153 @@ func Pack32NEON(dst *byte, src *byte, n int)
 //
 //go:noescape
 func Pack64NEON(dst *byte, src *byte, n int)
+
+// ScanEQI16NEON: indices of p[i] == w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanEQI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanEQI32NEON: indices of p[i] == w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanEQI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanEQI64NEON: indices of p[i] == w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanEQI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanNEI16NEON: indices of p[i] != w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanNEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanNEI32NEON: indices of p[i] != w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanNEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanNEI64NEON: indices of p[i] != w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanNEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTI16NEON: indices of p[i] > w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanGTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTU16NEON: indices of p[i] > w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanGTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTI32NEON: indices of p[i] > w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanGTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTU32NEON: indices of p[i] > w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanGTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTI64NEON: indices of p[i] > w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanGTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGTU64NEON: indices of p[i] > w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanGTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEI16NEON: indices of p[i] >= w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanGEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEU16NEON: indices of p[i] >= w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanGEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEI32NEON: indices of p[i] >= w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanGEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEU32NEON: indices of p[i] >= w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanGEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEI64NEON: indices of p[i] >= w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanGEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanGEU64NEON: indices of p[i] >= w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanGEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTI16NEON: indices of p[i] < w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanLTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTU16NEON: indices of p[i] < w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanLTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTI32NEON: indices of p[i] < w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanLTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTU32NEON: indices of p[i] < w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanLTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTI64NEON: indices of p[i] < w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanLTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLTU64NEON: indices of p[i] < w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanLTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEI16NEON: indices of p[i] <= w[i] for int16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanLEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEU16NEON: indices of p[i] <= w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+//
+//go:noescape
+func ScanLEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEI32NEON: indices of p[i] <= w[i] for int32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanLEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEU32NEON: indices of p[i] <= w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+//
+//go:noescape
+func ScanLEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEI64NEON: indices of p[i] <= w[i] for int64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanLEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+
+// ScanLEU64NEON: indices of p[i] <= w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+//
+//go:noescape
+func ScanLEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int

@@ -1033,3 +1033,3413 @@ Pack64NEON_loop:
 	BNE Pack64NEON_loop
 Pack64NEON_done:
 	RET
+
+// func ScanEQI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanEQI16NEON: indices of p[i] == w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanEQI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanEQI16NEON_done
+	CBNZ R1, ScanEQI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanEQI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e618c02 // cmeq v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI16NEON_b_none
+	CBNZ R5, ScanEQI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI16NEON_b_each
+ScanEQI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanEQI16NEON_loopb
+	B ScanEQI16NEON_done
+ScanEQI16NEON_vector:
+ScanEQI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e618c02 // cmeq v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI16NEON_v_none
+	CBNZ R5, ScanEQI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI16NEON_v_each
+ScanEQI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanEQI16NEON_loopv
+	B ScanEQI16NEON_done
+ScanEQI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanEQI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanEQI32NEON: indices of p[i] == w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanEQI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanEQI32NEON_done
+	CBNZ R1, ScanEQI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanEQI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea18c02 // cmeq v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI32NEON_b_none
+	CBNZ R5, ScanEQI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI32NEON_b_each
+ScanEQI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanEQI32NEON_loopb
+	B ScanEQI32NEON_done
+ScanEQI32NEON_vector:
+ScanEQI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea18c02 // cmeq v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI32NEON_v_none
+	CBNZ R5, ScanEQI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI32NEON_v_each
+ScanEQI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanEQI32NEON_loopv
+	B ScanEQI32NEON_done
+ScanEQI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanEQI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanEQI64NEON: indices of p[i] == w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanEQI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanEQI64NEON_done
+	CBNZ R1, ScanEQI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanEQI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee18c02 // cmeq v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI64NEON_b_none
+	CBNZ R5, ScanEQI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI64NEON_b_each
+ScanEQI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanEQI64NEON_loopb
+	B ScanEQI64NEON_done
+ScanEQI64NEON_vector:
+ScanEQI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee18c02 // cmeq v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanEQI64NEON_v_none
+	CBNZ R5, ScanEQI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanEQI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanEQI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanEQI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanEQI64NEON_v_each
+ScanEQI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanEQI64NEON_loopv
+	B ScanEQI64NEON_done
+ScanEQI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanNEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanNEI16NEON: indices of p[i] != w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanNEI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanNEI16NEON_done
+	CBNZ R1, ScanNEI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanNEI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e618c02 // cmeq v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI16NEON_b_none
+	CBNZ R5, ScanNEI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI16NEON_b_each
+ScanNEI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanNEI16NEON_loopb
+	B ScanNEI16NEON_done
+ScanNEI16NEON_vector:
+ScanNEI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e618c02 // cmeq v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI16NEON_v_none
+	CBNZ R5, ScanNEI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI16NEON_v_each
+ScanNEI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanNEI16NEON_loopv
+	B ScanNEI16NEON_done
+ScanNEI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanNEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanNEI32NEON: indices of p[i] != w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanNEI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanNEI32NEON_done
+	CBNZ R1, ScanNEI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanNEI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea18c02 // cmeq v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI32NEON_b_none
+	CBNZ R5, ScanNEI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI32NEON_b_each
+ScanNEI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanNEI32NEON_loopb
+	B ScanNEI32NEON_done
+ScanNEI32NEON_vector:
+ScanNEI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea18c02 // cmeq v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI32NEON_v_none
+	CBNZ R5, ScanNEI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI32NEON_v_each
+ScanNEI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanNEI32NEON_loopv
+	B ScanNEI32NEON_done
+ScanNEI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanNEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanNEI64NEON: indices of p[i] != w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanNEI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanNEI64NEON_done
+	CBNZ R1, ScanNEI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanNEI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee18c02 // cmeq v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI64NEON_b_none
+	CBNZ R5, ScanNEI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI64NEON_b_each
+ScanNEI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanNEI64NEON_loopb
+	B ScanNEI64NEON_done
+ScanNEI64NEON_vector:
+ScanNEI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee18c02 // cmeq v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	BIC R10, R11, R10 // included and not equal
+	AND R13, R10, R10
+	CBZ R10, ScanNEI64NEON_v_none
+	CBNZ R5, ScanNEI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanNEI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanNEI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanNEI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanNEI64NEON_v_each
+ScanNEI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanNEI64NEON_loopv
+	B ScanNEI64NEON_done
+ScanNEI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTI16NEON: indices of p[i] > w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanGTI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTI16NEON_done
+	CBNZ R1, ScanGTI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanGTI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x4e613402 // cmgt v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI16NEON_b_none
+	CBNZ R5, ScanGTI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI16NEON_b_each
+ScanGTI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGTI16NEON_loopb
+	B ScanGTI16NEON_done
+ScanGTI16NEON_vector:
+ScanGTI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x4e613402 // cmgt v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI16NEON_v_none
+	CBNZ R5, ScanGTI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI16NEON_v_each
+ScanGTI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGTI16NEON_loopv
+	B ScanGTI16NEON_done
+ScanGTI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTU16NEON: indices of p[i] > w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanGTU16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTU16NEON_done
+	CBNZ R1, ScanGTU16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanGTU16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e613402 // cmhi v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU16NEON_b_none
+	CBNZ R5, ScanGTU16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU16NEON_b_each
+ScanGTU16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGTU16NEON_loopb
+	B ScanGTU16NEON_done
+ScanGTU16NEON_vector:
+ScanGTU16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e613402 // cmhi v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU16NEON_v_none
+	CBNZ R5, ScanGTU16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU16NEON_v_each
+ScanGTU16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGTU16NEON_loopv
+	B ScanGTU16NEON_done
+ScanGTU16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTI32NEON: indices of p[i] > w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanGTI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTI32NEON_done
+	CBNZ R1, ScanGTI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanGTI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x4ea13402 // cmgt v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI32NEON_b_none
+	CBNZ R5, ScanGTI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI32NEON_b_each
+ScanGTI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGTI32NEON_loopb
+	B ScanGTI32NEON_done
+ScanGTI32NEON_vector:
+ScanGTI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x4ea13402 // cmgt v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI32NEON_v_none
+	CBNZ R5, ScanGTI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI32NEON_v_each
+ScanGTI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGTI32NEON_loopv
+	B ScanGTI32NEON_done
+ScanGTI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTU32NEON: indices of p[i] > w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanGTU32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTU32NEON_done
+	CBNZ R1, ScanGTU32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanGTU32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea13402 // cmhi v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU32NEON_b_none
+	CBNZ R5, ScanGTU32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU32NEON_b_each
+ScanGTU32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGTU32NEON_loopb
+	B ScanGTU32NEON_done
+ScanGTU32NEON_vector:
+ScanGTU32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea13402 // cmhi v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU32NEON_v_none
+	CBNZ R5, ScanGTU32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU32NEON_v_each
+ScanGTU32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGTU32NEON_loopv
+	B ScanGTU32NEON_done
+ScanGTU32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTI64NEON: indices of p[i] > w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanGTI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTI64NEON_done
+	CBNZ R1, ScanGTI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanGTI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x4ee13402 // cmgt v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI64NEON_b_none
+	CBNZ R5, ScanGTI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI64NEON_b_each
+ScanGTI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGTI64NEON_loopb
+	B ScanGTI64NEON_done
+ScanGTI64NEON_vector:
+ScanGTI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x4ee13402 // cmgt v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTI64NEON_v_none
+	CBNZ R5, ScanGTI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTI64NEON_v_each
+ScanGTI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGTI64NEON_loopv
+	B ScanGTI64NEON_done
+ScanGTI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGTU64NEON: indices of p[i] > w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanGTU64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGTU64NEON_done
+	CBNZ R1, ScanGTU64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanGTU64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee13402 // cmhi v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU64NEON_b_none
+	CBNZ R5, ScanGTU64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU64NEON_b_each
+ScanGTU64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGTU64NEON_loopb
+	B ScanGTU64NEON_done
+ScanGTU64NEON_vector:
+ScanGTU64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee13402 // cmhi v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGTU64NEON_v_none
+	CBNZ R5, ScanGTU64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGTU64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGTU64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGTU64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGTU64NEON_v_each
+ScanGTU64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGTU64NEON_loopv
+	B ScanGTU64NEON_done
+ScanGTU64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEI16NEON: indices of p[i] >= w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanGEI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEI16NEON_done
+	CBNZ R1, ScanGEI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanGEI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x4e613c02 // cmge v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI16NEON_b_none
+	CBNZ R5, ScanGEI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI16NEON_b_each
+ScanGEI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGEI16NEON_loopb
+	B ScanGEI16NEON_done
+ScanGEI16NEON_vector:
+ScanGEI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x4e613c02 // cmge v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI16NEON_v_none
+	CBNZ R5, ScanGEI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI16NEON_v_each
+ScanGEI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGEI16NEON_loopv
+	B ScanGEI16NEON_done
+ScanGEI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEU16NEON: indices of p[i] >= w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanGEU16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEU16NEON_done
+	CBNZ R1, ScanGEU16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanGEU16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e613c02 // cmhs v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU16NEON_b_none
+	CBNZ R5, ScanGEU16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU16NEON_b_each
+ScanGEU16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGEU16NEON_loopb
+	B ScanGEU16NEON_done
+ScanGEU16NEON_vector:
+ScanGEU16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e613c02 // cmhs v2.8h, v0.8h, v1.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU16NEON_v_none
+	CBNZ R5, ScanGEU16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU16NEON_v_each
+ScanGEU16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanGEU16NEON_loopv
+	B ScanGEU16NEON_done
+ScanGEU16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEI32NEON: indices of p[i] >= w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanGEI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEI32NEON_done
+	CBNZ R1, ScanGEI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanGEI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x4ea13c02 // cmge v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI32NEON_b_none
+	CBNZ R5, ScanGEI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI32NEON_b_each
+ScanGEI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGEI32NEON_loopb
+	B ScanGEI32NEON_done
+ScanGEI32NEON_vector:
+ScanGEI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x4ea13c02 // cmge v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI32NEON_v_none
+	CBNZ R5, ScanGEI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI32NEON_v_each
+ScanGEI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGEI32NEON_loopv
+	B ScanGEI32NEON_done
+ScanGEI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEU32NEON: indices of p[i] >= w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanGEU32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEU32NEON_done
+	CBNZ R1, ScanGEU32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanGEU32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea13c02 // cmhs v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU32NEON_b_none
+	CBNZ R5, ScanGEU32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU32NEON_b_each
+ScanGEU32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGEU32NEON_loopb
+	B ScanGEU32NEON_done
+ScanGEU32NEON_vector:
+ScanGEU32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea13c02 // cmhs v2.4s, v0.4s, v1.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU32NEON_v_none
+	CBNZ R5, ScanGEU32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU32NEON_v_each
+ScanGEU32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanGEU32NEON_loopv
+	B ScanGEU32NEON_done
+ScanGEU32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEI64NEON: indices of p[i] >= w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanGEI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEI64NEON_done
+	CBNZ R1, ScanGEI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanGEI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x4ee13c02 // cmge v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI64NEON_b_none
+	CBNZ R5, ScanGEI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI64NEON_b_each
+ScanGEI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGEI64NEON_loopb
+	B ScanGEI64NEON_done
+ScanGEI64NEON_vector:
+ScanGEI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x4ee13c02 // cmge v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEI64NEON_v_none
+	CBNZ R5, ScanGEI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEI64NEON_v_each
+ScanGEI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGEI64NEON_loopv
+	B ScanGEI64NEON_done
+ScanGEI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanGEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanGEU64NEON: indices of p[i] >= w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanGEU64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanGEU64NEON_done
+	CBNZ R1, ScanGEU64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanGEU64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee13c02 // cmhs v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU64NEON_b_none
+	CBNZ R5, ScanGEU64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU64NEON_b_each
+ScanGEU64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGEU64NEON_loopb
+	B ScanGEU64NEON_done
+ScanGEU64NEON_vector:
+ScanGEU64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee13c02 // cmhs v2.2d, v0.2d, v1.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanGEU64NEON_v_none
+	CBNZ R5, ScanGEU64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanGEU64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanGEU64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanGEU64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanGEU64NEON_v_each
+ScanGEU64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanGEU64NEON_loopv
+	B ScanGEU64NEON_done
+ScanGEU64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTI16NEON: indices of p[i] < w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanLTI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTI16NEON_done
+	CBNZ R1, ScanLTI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanLTI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x4e603422 // cmgt v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI16NEON_b_none
+	CBNZ R5, ScanLTI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI16NEON_b_each
+ScanLTI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLTI16NEON_loopb
+	B ScanLTI16NEON_done
+ScanLTI16NEON_vector:
+ScanLTI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x4e603422 // cmgt v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI16NEON_v_none
+	CBNZ R5, ScanLTI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI16NEON_v_each
+ScanLTI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLTI16NEON_loopv
+	B ScanLTI16NEON_done
+ScanLTI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTU16NEON: indices of p[i] < w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanLTU16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTU16NEON_done
+	CBNZ R1, ScanLTU16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanLTU16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e603422 // cmhi v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU16NEON_b_none
+	CBNZ R5, ScanLTU16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU16NEON_b_each
+ScanLTU16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLTU16NEON_loopb
+	B ScanLTU16NEON_done
+ScanLTU16NEON_vector:
+ScanLTU16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e603422 // cmhi v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU16NEON_v_none
+	CBNZ R5, ScanLTU16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU16NEON_v_each
+ScanLTU16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLTU16NEON_loopv
+	B ScanLTU16NEON_done
+ScanLTU16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTI32NEON: indices of p[i] < w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanLTI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTI32NEON_done
+	CBNZ R1, ScanLTI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanLTI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x4ea03422 // cmgt v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI32NEON_b_none
+	CBNZ R5, ScanLTI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI32NEON_b_each
+ScanLTI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLTI32NEON_loopb
+	B ScanLTI32NEON_done
+ScanLTI32NEON_vector:
+ScanLTI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x4ea03422 // cmgt v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI32NEON_v_none
+	CBNZ R5, ScanLTI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI32NEON_v_each
+ScanLTI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLTI32NEON_loopv
+	B ScanLTI32NEON_done
+ScanLTI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTU32NEON: indices of p[i] < w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanLTU32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTU32NEON_done
+	CBNZ R1, ScanLTU32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanLTU32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea03422 // cmhi v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU32NEON_b_none
+	CBNZ R5, ScanLTU32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU32NEON_b_each
+ScanLTU32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLTU32NEON_loopb
+	B ScanLTU32NEON_done
+ScanLTU32NEON_vector:
+ScanLTU32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea03422 // cmhi v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU32NEON_v_none
+	CBNZ R5, ScanLTU32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU32NEON_v_each
+ScanLTU32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLTU32NEON_loopv
+	B ScanLTU32NEON_done
+ScanLTU32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTI64NEON: indices of p[i] < w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanLTI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTI64NEON_done
+	CBNZ R1, ScanLTI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanLTI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x4ee03422 // cmgt v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI64NEON_b_none
+	CBNZ R5, ScanLTI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI64NEON_b_each
+ScanLTI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLTI64NEON_loopb
+	B ScanLTI64NEON_done
+ScanLTI64NEON_vector:
+ScanLTI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x4ee03422 // cmgt v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTI64NEON_v_none
+	CBNZ R5, ScanLTI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTI64NEON_v_each
+ScanLTI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLTI64NEON_loopv
+	B ScanLTI64NEON_done
+ScanLTI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLTU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLTU64NEON: indices of p[i] < w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanLTU64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLTU64NEON_done
+	CBNZ R1, ScanLTU64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanLTU64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee03422 // cmhi v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU64NEON_b_none
+	CBNZ R5, ScanLTU64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU64NEON_b_each
+ScanLTU64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLTU64NEON_loopb
+	B ScanLTU64NEON_done
+ScanLTU64NEON_vector:
+ScanLTU64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee03422 // cmhi v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLTU64NEON_v_none
+	CBNZ R5, ScanLTU64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLTU64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLTU64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLTU64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLTU64NEON_v_each
+ScanLTU64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLTU64NEON_loopv
+	B ScanLTU64NEON_done
+ScanLTU64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEI16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEI16NEON: indices of p[i] <= w[i] for int16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanLEI16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEI16NEON_done
+	CBNZ R1, ScanLEI16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanLEI16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x4e603c22 // cmge v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI16NEON_b_none
+	CBNZ R5, ScanLEI16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI16NEON_b_each
+ScanLEI16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLEI16NEON_loopb
+	B ScanLEI16NEON_done
+ScanLEI16NEON_vector:
+ScanLEI16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x4e603c22 // cmge v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI16NEON_v_none
+	CBNZ R5, ScanLEI16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI16NEON_v_each
+ScanLEI16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLEI16NEON_loopv
+	B ScanLEI16NEON_done
+ScanLEI16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEU16NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEU16NEON: indices of p[i] <= w[i] for uint16 with st[i] == 0; n is a multiple of 8.
+TEXT ·ScanLEU16NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $3, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0101010101010101, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEU16NEON_done
+	CBNZ R1, ScanLEU16NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.H8
+ScanLEU16NEON_loopb:
+	VLD1.P 16(R0), [V0.H8]
+	WORD $0x6e603c22 // cmhs v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU16NEON_b_none
+	CBNZ R5, ScanLEU16NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU16NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU16NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU16NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU16NEON_b_each
+ScanLEU16NEON_b_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLEU16NEON_loopb
+	B ScanLEU16NEON_done
+ScanLEU16NEON_vector:
+ScanLEU16NEON_loopv:
+	VLD1.P 16(R0), [V0.H8]
+	VLD1.P 16(R1), [V1.H8]
+	WORD $0x6e603c22 // cmhs v2.8h, v1.8h, v0.8h
+	VUZP1 V2.B16, V2.B16, V3.B16 // lanes' low halves
+	VLD1 (R2), [V4.S4, V5.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	WORD $0x6ebf8ca5 // cmeq v5.4s, v5.4s, v31.4s
+	VUZP1 V5.H8, V4.H8, V4.H8
+	VUZP1 V4.B16, V4.B16, V4.B16
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU16NEON_v_none
+	CBNZ R5, ScanLEU16NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU16NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $3, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU16NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU16NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU16NEON_v_each
+ScanLEU16NEON_v_none:
+	ADD $8, R7, R7
+	CMP R8, R7
+	BLT ScanLEU16NEON_loopv
+	B ScanLEU16NEON_done
+ScanLEU16NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEI32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEI32NEON: indices of p[i] <= w[i] for int32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanLEI32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEI32NEON_done
+	CBNZ R1, ScanLEI32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanLEI32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x4ea03c22 // cmge v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI32NEON_b_none
+	CBNZ R5, ScanLEI32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI32NEON_b_each
+ScanLEI32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLEI32NEON_loopb
+	B ScanLEI32NEON_done
+ScanLEI32NEON_vector:
+ScanLEI32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x4ea03c22 // cmge v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI32NEON_v_none
+	CBNZ R5, ScanLEI32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI32NEON_v_each
+ScanLEI32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLEI32NEON_loopv
+	B ScanLEI32NEON_done
+ScanLEI32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEU32NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEU32NEON: indices of p[i] <= w[i] for uint32 with st[i] == 0; n is a multiple of 4.
+TEXT ·ScanLEU32NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $2, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0001000100010001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEU32NEON_done
+	CBNZ R1, ScanLEU32NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.S4
+ScanLEU32NEON_loopb:
+	VLD1.P 16(R0), [V0.S4]
+	WORD $0x6ea03c22 // cmhs v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU32NEON_b_none
+	CBNZ R5, ScanLEU32NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU32NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU32NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU32NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU32NEON_b_each
+ScanLEU32NEON_b_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLEU32NEON_loopb
+	B ScanLEU32NEON_done
+ScanLEU32NEON_vector:
+ScanLEU32NEON_loopv:
+	VLD1.P 16(R0), [V0.S4]
+	VLD1.P 16(R1), [V1.S4]
+	WORD $0x6ea03c22 // cmhs v2.4s, v1.4s, v0.4s
+	VUZP1 V2.H8, V2.H8, V3.H8 // lanes' low halves
+	VLD1 (R2), [V4.S4]
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	VUZP1 V4.H8, V4.H8, V4.H8
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU32NEON_v_none
+	CBNZ R5, ScanLEU32NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU32NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $4, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU32NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU32NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU32NEON_v_each
+ScanLEU32NEON_v_none:
+	ADD $4, R7, R7
+	CMP R8, R7
+	BLT ScanLEU32NEON_loopv
+	B ScanLEU32NEON_done
+ScanLEU32NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEI64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEI64NEON: indices of p[i] <= w[i] for int64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanLEI64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEI64NEON_done
+	CBNZ R1, ScanLEI64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanLEI64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x4ee03c22 // cmge v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI64NEON_b_none
+	CBNZ R5, ScanLEI64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI64NEON_b_each
+ScanLEI64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLEI64NEON_loopb
+	B ScanLEI64NEON_done
+ScanLEI64NEON_vector:
+ScanLEI64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x4ee03c22 // cmge v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEI64NEON_v_none
+	CBNZ R5, ScanLEI64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEI64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEI64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEI64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEI64NEON_v_each
+ScanLEI64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLEI64NEON_loopv
+	B ScanLEI64NEON_done
+ScanLEI64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+
+// func ScanLEU64NEON(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n int, max int) int
+// ScanLEU64NEON: indices of p[i] <= w[i] for uint64 with st[i] == 0; n is a multiple of 2.
+TEXT ·ScanLEU64NEON(SB), NOSPLIT, $0-72
+	MOVD p+0(FP), R0
+	MOVD vals+16(FP), R1
+	MOVD st+24(FP), R2
+	MOVD sstep+32(FP), R3
+	LSL $1, R3, R3 // status bytes per vector
+	MOVD idx+40(FP), R5
+	MOVD n+48(FP), R8
+	MOVD max+56(FP), R9
+	MOVD $0, R6 // count
+	MOVD $0, R7 // index of the vector's first element
+	MOVD $0x0000000100000001, R13 // one bit per narrowed lane
+	VEOR V31.B16, V31.B16, V31.B16
+	CBZ R8, ScanLEU64NEON_done
+	CBNZ R1, ScanLEU64NEON_vector
+	MOVD v+8(FP), R4
+	VDUP R4, V1.D2
+ScanLEU64NEON_loopb:
+	VLD1.P 16(R0), [V0.D2]
+	WORD $0x6ee03c22 // cmhs v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU64NEON_b_none
+	CBNZ R5, ScanLEU64NEON_b_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU64NEON_b_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU64NEON_b_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU64NEON_b_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU64NEON_b_each
+ScanLEU64NEON_b_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLEU64NEON_loopb
+	B ScanLEU64NEON_done
+ScanLEU64NEON_vector:
+ScanLEU64NEON_loopv:
+	VLD1.P 16(R0), [V0.D2]
+	VLD1.P 16(R1), [V1.D2]
+	WORD $0x6ee03c22 // cmhs v2.2d, v1.2d, v0.2d
+	VUZP1 V2.S4, V2.S4, V3.S4 // lanes' low halves
+	FMOVD (R2), F4
+	WORD $0x6ebf8c84 // cmeq v4.4s, v4.4s, v31.4s
+	ADD R3, R2, R2
+	FMOVD F3, R10
+	FMOVD F4, R11
+	AND R11, R10, R10
+	AND R13, R10, R10
+	CBZ R10, ScanLEU64NEON_v_none
+	CBNZ R5, ScanLEU64NEON_v_each
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
+ScanLEU64NEON_v_each:
+	RBIT R10, R11
+	CLZ R11, R11
+	LSR $5, R11, R11
+	ADD R7, R11, R11
+	MOVD R11, (R5)(R6<<3)
+	ADD $1, R6, R6
+	CMP R9, R6
+	BNE ScanLEU64NEON_v_more
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R6, ret+64(FP)
+	RET
+ScanLEU64NEON_v_more:
+	SUB $1, R10, R12
+	AND R12, R10, R10
+	CBNZ R10, ScanLEU64NEON_v_each
+ScanLEU64NEON_v_none:
+	ADD $2, R7, R7
+	CMP R8, R7
+	BLT ScanLEU64NEON_loopv
+	B ScanLEU64NEON_done
+ScanLEU64NEON_done:
+	MOVD $-1, R11
+	CMP $0, R5
+	CSEL NE, R6, R11, R11 // the count, or -1 in first mode
+	DMB $0x9 // ISHLD: later reads stay after the scan's
+	MOVD R11, ret+64(FP)
+	RET
