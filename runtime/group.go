@@ -166,8 +166,8 @@ func (a area) post(i int, pe int, v uint64) {
 		netT.AMO(AMOSet|AMOPost, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
 		return
 	}
-	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
-	NotifyAtomic(pe)
+	shm.StoreRelease((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
+	Notify(pe)
 }
 
 // awaitEpoch waits until my word i holds at least e.
