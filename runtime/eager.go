@@ -12,9 +12,11 @@ import (
 // slot at the receiver and then raises the slot's flag (data length + 1) with a release
 // store, so a single cache-line transfer carries both, where a put then a signal would cost
 // two transfers and a barrier more. The receiver copies the data out and zeroes the slot,
-// so the area holds SyncValue again when the call returns. A sender writes a slot again
-// only in a later call on the same area, which it reaches only after the receiver has
-// entered the call between them, so it finished with the slot.
+// so the area holds SyncValue again when the call returns. A sender writes a slot only once
+// the receiver has emptied it: most collectives return only after every member entered, so
+// a sender reaching the next call on the same area finds the slot empty already, but an
+// eager broadcast's root returns at once (bcastEager) and may come back before the member
+// has read its last message.
 
 // eagerSlotWords is each slot's size (its flag first), a whole number of cache lines.
 func eagerSlotWords(g Group) int {
@@ -41,11 +43,21 @@ func eagerSlot(g Group, to, from int) int {
 func (a area) eagerSend(g Group, me, to int, data []byte) {
 	pe := g.PE(to)
 	slot := eagerSlot(g, to, me)
+	flag := a.slotFlag(slot, pe)
 	if len(data) > 0 {
 		copy(bytes(Remote(unsafe.Pointer(a.word(slot+1)), pe), uintptr(len(data))), data)
 	}
-	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(slot)), pe)), uint64(len(data))+1)
-	NotifyAtomic(pe)
+	shm.StoreRelease(flag, uint64(len(data))+1) // after the data: x86 keeps stores in order, STLR on arm64
+	Notify(pe)
+}
+
+// slotFlag is the flag of slot at PE pe, once the receiver has emptied the slot.
+func (a area) slotFlag(slot, pe int) *uint64 {
+	flag := (*uint64)(Remote(unsafe.Pointer(a.word(slot)), pe))
+	if atomic.LoadUint64(flag) != 0 {
+		Await(WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) == 0 })
+	}
+	return flag
 }
 
 // rendezvous marks a flag that announces a message too large for its slot: the receiver
@@ -55,7 +67,7 @@ const rendezvous = 1 << 62
 // announce tells member to that member me has n bytes for it, to be read from my buffer.
 func (a area) announce(g Group, me, to int, n uintptr) {
 	pe := g.PE(to)
-	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(eagerSlot(g, to, me))), pe)), rendezvous|uint64(n))
+	atomic.StoreUint64(a.slotFlag(eagerSlot(g, to, me), pe), rendezvous|uint64(n))
 	NotifyAtomic(pe)
 }
 
@@ -78,10 +90,12 @@ func (a area) recv(g Group, me, from int) (msg []byte, n uintptr, eager bool) {
 	return bytes(unsafe.Pointer(a.word(slot+1)), uintptr(f-1)), uintptr(f - 1), true
 }
 
-// eagerDone zeroes the slot of member from's message, whose data was msg.
+// eagerDone zeroes the slot of member from's message, whose data was msg; the sender may
+// be waiting for the slot to empty (slotFlag).
 func (a area) eagerDone(g Group, me, from int, msg []byte) {
 	clear(msg)
 	atomic.StoreUint64(a.word(eagerSlot(g, me, from)), 0)
+	NotifyAtomic(g.PE(from))
 }
 
 // asBytes is the memory of s.
