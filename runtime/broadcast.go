@@ -20,7 +20,7 @@ type BcastArgs struct {
 
 // BroadcastSet is the active-set broadcast on the user's pSync.
 func BroadcastSet(who string, g Group, me int, pSync unsafe.Pointer, x BcastArgs) {
-	broadcast(who, g, me, area{p: pSync}, x)
+	broadcast(who, g, me, pSyncArea(pSync), x)
 }
 
 // BroadcastTeam is the team broadcast.
@@ -71,9 +71,11 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 func bcastEager(g Group, me int, a area, x BcastArgs) {
 	if me == x.Root {
 		data := bytes(x.Src, x.Bytes)
+		fresh := a.eagerFresh()
 		for k := 1; k < g.Size; k++ {
-			a.eagerSend(g, me, (me+k)%g.Size, data)
+			a.eagerSend(g, me, (me+k)%g.Size, data, fresh)
 		}
+		a.eagerSentNow()
 		return
 	}
 	msg := a.eagerRecv(g, me, x.Root)

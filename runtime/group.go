@@ -123,7 +123,14 @@ func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 type area struct {
 	p     unsafe.Pointer
 	epoch uint64 // team areas: the call's epoch (see barrierDissem); 0 on a pSync
+	// eagerSent is set while an eager message this PE sent on an area of the scope (a
+	// team's, or the active sets' with the world team's) may be unread: see eagerFresh.
+	eagerSent *uint64
 }
+
+// pSyncArea is the area of an active-set collective: its eager messages are in the world
+// team's scope, whose barriers every PE enters only after its earlier calls.
+func pSyncArea(pSync unsafe.Pointer) area { return area{p: pSync, eagerSent: &World.eagerSent} }
 
 // The words of a sync area, all in one place:
 const (

@@ -20,6 +20,9 @@ type Team struct {
 	seq       uint64 // collectives run on this team: picks the area
 	destroyed bool
 	barAlg    Alg // the team's barrier algorithm, chosen at its first barrier
+	// eagerSent: an eager message this PE sent on the team's areas (the world team's: or on
+	// a pSync) since the team's last barrier may be unread (eagerFresh).
+	eagerSent uint64 // 1: set; written with plain stores (a locked one drains the store buffer)
 }
 
 // barrier synchronizes the team on area a (one of its own), with the barrier algorithm
@@ -30,6 +33,9 @@ func (t *Team) barrier(who string, a *area) {
 		t.barAlg = chooseBarrier(t.G)
 	}
 	barrierAlg(who, t.G, t.Me, a, t.barAlg)
+	if atomic.LoadUint64(&t.eagerSent) != 0 {
+		shm.StoreRelease(&t.eagerSent, 0) // every member entered: each had read my earlier messages
+	}
 }
 
 // TeamConfig is the spec's shmem_team_config_t.
@@ -71,6 +77,7 @@ func (t *Team) next() area {
 	t.seq++
 	a := teamArea(t.Slot, int(t.seq&1))
 	a.epoch = t.seq * 16 // room for 15 barriers in one call, increasing in each area
+	a.eagerSent = &t.eagerSent
 	return a
 }
 

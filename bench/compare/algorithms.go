@@ -284,11 +284,28 @@ func (r AlgRow) Best() (string, float64) {
 	return best, t
 }
 
-// Off reports whether auto misses the fastest forced algorithm by more than the issue's
-// bound: 1.15× and 0.05 µs both.
+// Off reports whether auto's choice misses the fastest forced algorithm by more than the
+// issue's bound, 1.15× and 0.05 µs both: the forced run of the chosen algorithm against
+// the fastest forced run. Auto's own run executes the same code as its choice's; at small
+// sizes a run lands in one of two modes a hand-off apart (which PE leaves the sample's
+// barrier first), so auto against the best also shows that, which is not the choice's.
 func (r AlgRow) Off() bool {
 	_, t := r.Best()
-	return r.Auto > 0 && t > 0 && r.Auto > 1.15*t && r.Auto-t > 0.05
+	c, ok := r.Forced[r.Chosen]
+	return ok && t > 0 && c > 1.15*t && c-t > 0.05
+}
+
+// Ratio is auto's µs over the fastest forced µs.
+func (r AlgRow) Ratio() (float64, bool) {
+	_, t := r.Best()
+	return r.Auto / t, r.Auto > 0 && t > 0
+}
+
+// ChosenRatio is the chosen algorithm's forced µs over the fastest forced µs.
+func (r AlgRow) ChosenRatio() (float64, bool) {
+	_, t := r.Best()
+	c, ok := r.Forced[r.Chosen]
+	return c / t, ok && t > 0
 }
 
 // BuildAlgRows turns the variants' medians into rows, operation by operation.
@@ -327,7 +344,8 @@ func BuildAlgRows(recs []Record, choices map[string][]span) []AlgRow {
 func WriteAlgTable(w io.Writer, rows []AlgRow, npes, reps int, notes []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# goshmem's collectives: auto against each algorithm forced (SHMEM_*_ALGORITHM), %d PEs, medians of %d alternating repetitions\n", npes, reps)
-	b.WriteString("# * = auto's choice (shmemrun --dry-run); auto/best = auto µs / the fastest forced µs; ! = more than 1.15x and 0.05 µs off\n")
+	b.WriteString("# * = auto's choice (shmemrun --dry-run); auto/best = auto µs / the fastest forced µs; choice/best = the chosen algorithm's\n")
+	b.WriteString("#   forced µs / the fastest forced µs, ! when more than 1.15x and 0.05 µs (auto runs its choice's code: auto/best also shows run-to-run modes)\n")
 	for _, n := range notes {
 		fmt.Fprintf(&b, "# %s\n", n)
 	}
@@ -340,7 +358,7 @@ func WriteAlgTable(w io.Writer, rows []AlgRow, npes, reps int, notes []string) e
 			for _, a := range r.Algs {
 				fmt.Fprintf(&b, " %10s", a)
 			}
-			fmt.Fprintf(&b, " %9s\n", "auto/best")
+			fmt.Fprintf(&b, " %9s %11s\n", "auto/best", "choice/best")
 		}
 		fmt.Fprintf(&b, "%-18s %9d %-5s %10s", "", r.Size, r.Unit, usOrDash(r.Auto))
 		for _, a := range r.Algs {
@@ -355,17 +373,20 @@ func WriteAlgTable(w io.Writer, rows []AlgRow, npes, reps int, notes []string) e
 			}
 			fmt.Fprintf(&b, " %10s", cell)
 		}
-		ratio := "-"
-		if _, t := r.Best(); t > 0 && r.Auto > 0 {
-			ratio = fmt.Sprintf("%.2f", r.Auto/t)
+		ratio, chosen := "-", "-"
+		if v, ok := r.Ratio(); ok {
+			ratio = fmt.Sprintf("%.2f", v)
+		}
+		if v, ok := r.ChosenRatio(); ok {
+			chosen = fmt.Sprintf("%.2f", v)
 			if r.Off() {
-				ratio += " !"
+				chosen += " !"
 				off++
 			}
 		}
-		fmt.Fprintf(&b, " %9s\n", ratio)
+		fmt.Fprintf(&b, " %9s %11s\n", ratio, chosen)
 	}
-	fmt.Fprintf(&b, "# rows off by more than 1.15x and 0.05 µs: %d of %d\n", off, len(rows))
+	fmt.Fprintf(&b, "# rows whose choice is off by more than 1.15x and 0.05 µs: %d of %d\n", off, len(rows))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -59,21 +59,28 @@ func TestAlgTable(t *testing.T) {
 		rec("direct", "reduce_long_sum", 8, 0.7), rec("ring", "reduce_long_sum", 8, 0.9),
 		rec("auto", "reduce_long_sum", 512, 1.3), rec("linear", "reduce_long_sum", 512, 0.66), rec("tree", "reduce_long_sum", 512, 1.3),
 		rec("direct", "reduce_long_sum", 512, 0.7),
+		rec("auto", "reduce_long_sum", 16384, 1.7), rec("linear", "reduce_long_sum", 16384, 1.0), rec("direct", "reduce_long_sum", 16384, 0.8),
 	}
 	c, err := ParseChoices(dryRunTail)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := BuildAlgRows(recs, c)
-	if len(rows) != 2 || rows[0].Chosen != "linear" || rows[0].Off() || !rows[1].Off() {
-		t.Fatalf("rows %+v: want linear chosen at both sizes, the second off (1.3 against 0.66)", rows)
+	// 8 and 512 elements (64 B, 4 KiB): linear, the fastest, whatever auto's own run took;
+	// 16384 (128 KiB): direct, the fastest, though auto's run was slow.
+	if len(rows) != 3 || rows[0].Chosen != "linear" || rows[1].Chosen != "linear" || rows[2].Chosen != "direct" || rows[0].Off() || rows[1].Off() || rows[2].Off() {
+		t.Fatalf("rows %+v: want linear, linear, direct chosen, none off", rows)
+	}
+	rows[1].Chosen = "tree" // 1.3 against linear's 0.66
+	if !rows[1].Off() {
+		t.Fatalf("row %+v: a choice 1.97x slower than the best is not off", rows[1])
 	}
 	var b strings.Builder
 	if err := WriteAlgTable(&b, rows, 2, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"0.4800*", "1.97 !", "ring", "rows off by more than 1.15x and 0.05 µs: 1 of 2"} {
+	for _, want := range []string{"0.4800*", "1.300*", "1.97 !", "ring", "choice/best", "rows whose choice is off by more than 1.15x and 0.05 µs: 1 of 3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
