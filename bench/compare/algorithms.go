@@ -14,8 +14,8 @@ import (
 // --algorithms: goshmem's collectives with auto against each algorithm forced by its
 // SHMEM_*_ALGORITHM, per size, in one table; the algorithm auto chose (from shmemrun
 // --dry-run's table of the same job) is marked, and auto/best says how far auto is from the
-// fastest forced one. Each variant is one run of the suite, repetitions alternate the
-// variants' order, and the table shows medians.
+// fastest forced one. Each (operation, variant) is one run of the suite, an operation's
+// variants back to back, repetitions alternating their order; the table shows medians.
 
 // collAlgs is what --algorithms forces for one operation of bench/osu.
 type collAlgs struct {
@@ -154,69 +154,50 @@ func runAlgorithms(cfg config, dir string, stderr io.Writer) ([]Record, map[stri
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--algorithms: %s: %v", dry, err)
 	}
-	// One variant per (variable, value); a variant runs every operation that variable steers.
-	type variant struct {
-		name string
-		env  string
-		ops  []string
-		r    *runner
-	}
-	var variants []*variant
-	find := func(name, env string) *variant {
-		for _, v := range variants {
-			if v.name == name && v.env == env {
-				return v
-			}
-		}
-		v := &variant{name: name, env: env}
-		variants = append(variants, v)
-		return v
-	}
-	for _, op := range ops {
-		ca, _ := algorithmsOf(op)
-		a := find("auto", "")
-		a.ops = append(a.ops, op)
-		for _, alg := range ca.algs {
-			v := find(alg, ca.env+"="+alg)
-			v.ops = append(v.ops, op)
-		}
-	}
+	// One run per operation and variant (auto, then each forced algorithm), the variants of
+	// an operation back to back: this VM moves between two speeds every few minutes (a
+	// cache-line round trip near 0.1 or 0.35 µs), and runs minutes apart were compared
+	// across them (a forced ring reduction "faster" than linear by 2x).
 	base := strings.ReplaceAll(cfg.goshmemCmd, "{npes}", strconv.Itoa(cfg.npes))
-	for _, v := range variants {
-		args := append([]string{"--json"}, withoutOps(cfg.benchArgs)...)
-		args = append(args, "-o", strings.Join(v.ops, ","))
-		v.r = &runner{impl: implGoshmem, cmd: base, args: args}
-		if v.env != "" {
-			v.r.env = []string{v.env}
-		}
+	type variant struct {
+		name, env string
 	}
+	failed := map[string]bool{}
 	var recs []Record
-	var notes []string
-	var loads []string
+	var notes, loads []string
 	for rep := 1; rep <= cfg.reps; rep++ {
 		if l, ok := loadAverage(); ok {
 			loads = append(loads, l)
 		}
-		order := slices.Clone(variants)
-		if rep%2 == 0 {
-			slices.Reverse(order)
-		}
-		for _, v := range order {
-			if v.r.failed {
-				continue
+		for _, op := range ops {
+			ca, _ := algorithmsOf(op)
+			vs := []variant{{"auto", ""}}
+			for _, alg := range ca.algs {
+				vs = append(vs, variant{alg, ca.env + "=" + alg})
 			}
-			label := v.name
-			if v.env != "" {
-				label = v.env
+			if rep%2 == 0 {
+				slices.Reverse(vs)
 			}
-			fmt.Fprintf(stderr, "compare: repetition %d/%d: %s: %s %s\n", rep, cfg.reps, label, v.r.cmd, strings.Join(v.r.args, " "))
-			got, note := v.r.run(dir, rep, stderr)
-			for i := range got {
-				got[i].Impl = v.name
-			}
-			recs = append(recs, got...)
-			if note != "" {
-				notes = append(notes, label+": "+note)
+			for _, v := range vs {
+				label := op + " " + v.name
+				if failed[label] {
+					continue
+				}
+				args := append([]string{"--json"}, withoutOps(cfg.benchArgs)...)
+				r := &runner{impl: implGoshmem, cmd: base, args: append(args, "-o", op)}
+				if v.env != "" {
+					r.env = []string{v.env}
+				}
+				fmt.Fprintf(stderr, "compare: repetition %d/%d: %s %s %s\n", rep, cfg.reps, v.env, r.cmd, strings.Join(r.args, " "))
+				got, note := r.run(dir, rep, stderr)
+				for i := range got {
+					got[i].Impl = v.name
+				}
+				recs = append(recs, got...)
+				if note != "" {
+					notes = append(notes, label+": "+note)
+				}
+				failed[label] = r.failed
 			}
 		}
 	}
