@@ -276,3 +276,67 @@ func TestCollect(t *testing.T) {
 		})
 	}
 }
+
+// The root of a small broadcast returns once its message is in the members' eager slots, so
+// it runs ahead of members that dawdle between calls: its next messages must wait for the
+// slots to empty, never overwrite one not yet read. Active-set broadcasts on two pSyncs in
+// turn (the reuse the rules allow), then team broadcasts with team reductions between (their
+// eager messages share the slots); the root changes its source as soon as a call returns.
+func TestBroadcastRunAhead(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		const calls = 300
+		pSync := [2][]int64{mustAlloc[int64](t, shmem.BcastSyncSize), mustAlloc[int64](t, shmem.BcastSyncSize)}
+		src, dst := mustAlloc[int64](t, 16), mustAlloc[int64](t, 16)
+		rsrc, rdst := mustAlloc[int64](t, 4), mustAlloc[int64](t, 4)
+		value := func(call, root, k int) int64 { return int64(call)<<32 | int64(root)<<16 | int64(k) }
+		dawdle := func(call int) { // members but the root, now and then: a few microseconds of work
+			if mix(uint64(call*n+me))%3 == 0 {
+				for x := range 2000 + int(mix(uint64(call))%4000) {
+					sink += x
+				}
+			}
+		}
+		world := shmem.TeamWorld()
+		all := shmem.ActiveSet{Start: 0, LogStride: 0, Size: n}
+		for call := range 2 * calls {
+			root := call / 50 % n
+			m := 1 + call%16
+			if me == root {
+				for k := range m {
+					src[k] = value(call, root, k)
+				}
+			} else {
+				dawdle(call)
+			}
+			if call < calls {
+				shmem.Broadcast64(dst, src, m, root, all, pSync[call%2])
+			} else if call%3 == 0 {
+				for k := range rsrc {
+					rsrc[k] = int64(call + me + k)
+				}
+				if err := shmem.SumReduce(world, rdst, rsrc); err != nil {
+					t.Fatal(err)
+				}
+				for k, got := range rdst {
+					if want := int64(n*(call+k) + n*(n-1)/2); got != want {
+						t.Fatalf("PE %d call %d: sum[%d] = %d, want %d", me, call, k, got, want)
+					}
+				}
+				continue
+			} else if err := shmem.Broadcast(world, dst[:m], src, root); err != nil {
+				t.Fatal(err)
+			}
+			for k := range m {
+				if want := value(call, root, k); dst[k] != want && me != root {
+					t.Fatalf("PE %d call %d (root %d, %d elements): dst[%d] = %#x, want %#x", me, call, root, m, k, dst[k], want)
+				}
+			}
+			if me == root {
+				clear(src) // the source is the root's again as soon as the call returns
+			}
+		}
+		shmem.BarrierAll()
+	})
+}
+
+var sink int

@@ -21,7 +21,7 @@ type AlltoallArgs struct {
 
 // AlltoallSet is the active-set alltoall(s) on the user's pSync.
 func AlltoallSet(who string, g Group, me int, pSync unsafe.Pointer, x AlltoallArgs) {
-	alltoall(who, g, me, area{p: pSync}, x)
+	alltoall(who, g, me, pSyncArea(pSync), x)
 }
 
 // AlltoallTeam is the team alltoall(s).

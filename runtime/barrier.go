@@ -14,7 +14,11 @@ import (
 // a later call.
 
 // barrier synchronizes group g (I am member i) on area a with the configured algorithm.
-func barrier(who string, g Group, i int, a *area) {
+func barrier(who string, g Group, i int, a *area) { barrierAlg(who, g, i, a, AlgAuto) }
+
+// barrierAlg is barrier with the group's choice when the caller has it (a team keeps its
+// own), else AlgAuto.
+func barrierAlg(who string, g Group, i int, a *area, alg Alg) {
 	if g.Size == 1 {
 		return
 	}
@@ -25,7 +29,10 @@ func barrier(who string, g Group, i int, a *area) {
 	if a.epoch != 0 {
 		a.epoch++ // each barrier of a call has its own epoch
 	}
-	switch chooseBarrier(g) {
+	if alg == AlgAuto {
+		alg = chooseBarrier(g)
+	}
+	switch alg {
 	case AlgLinear:
 		barrierLinear(who, g, i, a)
 	case AlgTree:
@@ -43,6 +50,10 @@ func barrier(who string, g Group, i int, a *area) {
 // for it: each word has one writer, and nothing needs consuming. On a pSync the words count
 // up and are consumed, so pSync holds SyncValue again when the barrier returns.
 func barrierDissem(who string, g Group, i int, a *area) {
+	if g.Size == 2 && a.epoch != 0 {
+		barrierPair(g, i, a)
+		return
+	}
 	for r, d := 0, 1; d < g.Size; r, d = r+1, d*2 {
 		if a.epoch != 0 {
 			a.post(wordDissem+r, g.PE((i+d)%g.Size), a.epoch)
@@ -52,6 +63,22 @@ func barrierDissem(who string, g Group, i int, a *area) {
 		a.signal(wordDissem+r, g.PE((i+d)%g.Size), 1)
 		a.await(who, WaitBarrier, wordDissem+r, 1)
 	}
+}
+
+// barrierPair is dissemination's one round at 2 members on a team's words, with both flags
+// in one cache line, member 0's first dissemination line: each member stores the epoch into
+// its word there and waits for the other's. The later arriver finds the earlier one's flag
+// in the line it just took to write its own, so it leaves without another transfer: three
+// transfers of one line a barrier, where a flag in each member's own line costs two each
+// way (measured at 2 PEs on the Zen 5 VM, slow mode: 0.236 against 0.243 us, flag round
+// trip 0.33 us). Round 1's word is free at 2 members.
+func barrierPair(g Group, i int, a *area) {
+	line := Remote(unsafe.Pointer(a.word(wordDissem)), g.PE(0))
+	mine, other := (*uint64)(unsafe.Add(line, i*8)), (*uint64)(unsafe.Add(line, (1-i)*8))
+	e := a.epoch
+	shm.StoreRelease(mine, e)
+	Notify(g.PE(1 - i))
+	Await(WaitBarrier, wordDissem+1-i, func() bool { return atomic.LoadUint64(other) >= e })
 }
 
 // barrierLinear gathers every member's arrival at member 0, which then releases them all.

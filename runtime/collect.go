@@ -23,7 +23,7 @@ type CollectArgs struct {
 
 // CollectSet is the active-set collect on the user's pSync.
 func CollectSet(who string, g Group, me int, pSync unsafe.Pointer, x CollectArgs) {
-	collect(who, g, me, area{p: pSync}, x)
+	collect(who, g, me, pSyncArea(pSync), x)
 }
 
 // CollectTeam is the team collect.
@@ -64,13 +64,15 @@ func collect(who string, g Group, me int, a area, x CollectArgs) {
 func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 	mine := bytes(x.Src, x.Bytes)
 	eager := int(x.Bytes) <= eagerCap(g)
+	fresh := a.eagerFresh()
 	for k := 1; k < g.Size; k++ {
 		if to := (me + k) % g.Size; eager {
-			a.eagerSend(g, me, to, mine)
+			a.eagerSend(g, me, to, mine, fresh)
 		} else {
 			a.announce(g, me, to, x.Bytes)
 		}
 	}
+	a.eagerSentNow()
 	var buf [smallGroup][]byte
 	msgs := lists(&buf, g.Size)
 	var total uintptr

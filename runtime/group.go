@@ -123,7 +123,14 @@ func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 type area struct {
 	p     unsafe.Pointer
 	epoch uint64 // team areas: the call's epoch (see barrierDissem); 0 on a pSync
+	// eagerSent is set while an eager message this PE sent on an area of the scope (a
+	// team's, or the active sets' with the world team's) may be unread: see eagerFresh.
+	eagerSent *uint64
 }
+
+// pSyncArea is the area of an active-set collective: its eager messages are in the world
+// team's scope, whose barriers every PE enters only after its earlier calls.
+func pSyncArea(pSync unsafe.Pointer) area { return area{p: pSync, eagerSent: &World.eagerSent} }
 
 // The words of a sync area, all in one place:
 const (
@@ -166,8 +173,8 @@ func (a area) post(i int, pe int, v uint64) {
 		netT.AMO(AMOSet|AMOPost|AMOSignal, 8, unsafe.Pointer(a.word(i)), v, 0, pe)
 		return
 	}
-	atomic.StoreUint64((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
-	NotifyAtomic(pe)
+	shm.StoreRelease((*uint64)(Remote(unsafe.Pointer(a.word(i)), pe)), v)
+	Notify(pe)
 }
 
 // awaitEpoch waits until my word i holds at least e.

@@ -19,7 +19,7 @@ import (
 
 // ReduceSet is the active-set reduction on the user's pSync.
 func ReduceSet[T kernels.Elem](who string, op kernels.Op, g Group, me int, pSync unsafe.Pointer, dst, src []T) {
-	reduce(who, op, g, me, area{p: pSync}, dst, src)
+	reduce(who, op, g, me, pSyncArea(pSync), dst, src)
 }
 
 func reduceCall[T any](who string, op kernels.Op, dst, src []T) CollCall {
@@ -95,9 +95,11 @@ func combineAll[T kernels.Elem](op kernels.Op, out []T, ins [][]T) {
 // every member gets the same bits). One exchange, no barrier.
 func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, dst, src []T) {
 	mine := asBytes(src)
+	fresh := a.eagerFresh()
 	for k := 1; k < g.Size; k++ {
-		a.eagerSend(g, me, (me+k)%g.Size, mine)
+		a.eagerSend(g, me, (me+k)%g.Size, mine, fresh)
 	}
+	a.eagerSentNow()
 	var buf [smallGroup][]T
 	ins := lists(&buf, g.Size)
 	ins[me] = src

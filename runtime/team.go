@@ -19,6 +19,23 @@ type Team struct {
 	Config    TeamConfig
 	seq       uint64 // collectives run on this team: picks the area
 	destroyed bool
+	barAlg    Alg // the team's barrier algorithm, chosen at its first barrier
+	// eagerSent: an eager message this PE sent on the team's areas (the world team's: or on
+	// a pSync) since the team's last barrier may be unread (eagerFresh).
+	eagerSent uint64 // 1: set; written with plain stores (a locked one drains the store buffer)
+}
+
+// barrier synchronizes the team on area a (one of its own), with the barrier algorithm
+// chosen once: a barrier is a hand-off or two, and the choice's lookup costs a fair part
+// of one.
+func (t *Team) barrier(who string, a *area) {
+	if t.barAlg == AlgAuto {
+		t.barAlg = chooseBarrier(t.G)
+	}
+	barrierAlg(who, t.G, t.Me, a, t.barAlg)
+	if atomic.LoadUint64(&t.eagerSent) != 0 {
+		shm.StoreRelease(&t.eagerSent, 0) // every member entered: each had read my earlier messages
+	}
 }
 
 // TeamConfig is the spec's shmem_team_config_t.
@@ -60,6 +77,7 @@ func (t *Team) next() area {
 	t.seq++
 	a := teamArea(t.Slot, int(t.seq&1))
 	a.epoch = t.seq * 16 // room for 15 barriers in one call, increasing in each area
+	a.eagerSent = &t.eagerSent
 	return a
 }
 
@@ -81,7 +99,7 @@ func (t *Team) Sync(who string) {
 	if debugMark(who, t.G) {
 		defer debugLeave()
 	}
-	barrier(who, t.G, t.Me, &a)
+	t.barrier(who, &a)
 }
 
 // SyncAll synchronizes every PE (shmem_sync_all).
@@ -93,12 +111,21 @@ func BarrierAll() { barrierAll("shmem.BarrierAll") }
 // barrierAll is BarrierAll for routine who (the allocator's synchronizations).
 func barrierAll(who string) {
 	Check(who)
-	Quiet()
+	if multiNode {
+		Quiet()
+	} else {
+		// My stores must be visible before my arrival is: x86 keeps ordinary stores in
+		// order, SFENCE adds the fast-string and non-temporal ones (a copy's), and
+		// nothing needs the store-load order of Quiet's locked instruction, whose wait
+		// for the store buffer is a cache-line transfer when the last barrier's flag
+		// is still on its way.
+		shm.FenceStore()
+	}
 	a := World.next()
 	if debugMark(who, World.G) {
 		defer debugLeave()
 	}
-	barrier(who, World.G, World.Me, &a)
+	World.barrier(who, &a)
 }
 
 // Barrier is the active-set barrier on the user's pSync.

@@ -38,7 +38,7 @@ func WaitName(op uint32) string {
 }
 
 const (
-	spinBeforeYield  = 64               // polls before a sharing PE starts yielding
+	spinBeforeYield  = 64               // polls before the wait's bookkeeping, and before a sharing PE yields
 	yieldBeforeSleep = time.Millisecond // yielding time before a sharing PE sleeps
 	sleepSlice       = time.Millisecond // futex timeout: bounds the delay of a missed ring
 	jobCheckEvery    = 1 << 12          // polls between checks of the job's state when spinning
@@ -67,6 +67,17 @@ func awaitOn(op uint32, arg int, word *uint32, done func() bool) {
 }
 
 func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
+	// The first polls come before the bookkeeping: most hand-offs land within them, and
+	// the slot's three stores, the clock read and the deferred call would delay noticing
+	// one by about as much as the hand-off itself costs (a 2-PE barrier is one hand-off).
+	if !multiNode {
+		for range spinBeforeYield {
+			shm.Pause()
+			if done() {
+				return
+			}
+		}
+	}
 	slot := obj.Slot(me)
 	atomic.StoreInt32(&slot.WaitArg, int32(arg))
 	atomic.StoreInt64(&slot.WaitSince, time.Now().UnixNano())
@@ -93,12 +104,6 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 					debugHang(slot)
 				}
 			}
-		}
-	}
-	for i := 0; i < spinBeforeYield; i++ {
-		shm.Pause()
-		if done() {
-			return
 		}
 	}
 	seg := obj.SegHeader(me)

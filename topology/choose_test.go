@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestChoose is the verdict on the captured trees: each row says what the model
@@ -184,6 +185,31 @@ func BenchmarkPlace(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := Place(tp, 256, Options{BindTo: UnitHWThread}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// At 2 PEs one L3 a reduction is linear (an eager exchange, else two barriers around one
+// read of the peer's vector) until direct's halved combine pays, and never tree or ring:
+// measured on the development VM (auto against each forced algorithm, bench/compare
+// --algorithms), the tree took 0.88 us at 8 B and 3.75 us at 16 KiB where linear took 0.46
+// and 0.76, and direct was no faster than linear below 16 KiB. Both of the VM's modes: the
+// default model (one-L3 hand-off 47 ns) and one calibrated in the slow mode.
+func TestReduceCrossoverTwoPEs(t *testing.T) {
+	places := placesOf(t, "zen5-vm-2c", "-n 2")
+	slow := DefaultCostModel()
+	slow.LatL3, slow.BWL3, slow.BWCombine = 264*time.Nanosecond, 41800, 103000
+	for name, m := range map[string]CostModel{"default": DefaultCostModel(), "slow": slow} {
+		for size := 8; size <= 4<<20; size *= 2 {
+			got, why := Choose(Reduce, places, size, m)
+			switch {
+			case got == AlgTree || got == AlgRing:
+				t.Errorf("%s model, %s: %s (%s); tree and ring never win at 2 PEs", name, fmtBytes(int64(size)), got, why)
+			case size <= 8<<10 && got != AlgLinear:
+				t.Errorf("%s model, %s: %s (%s); want linear up to 8 KiB", name, fmtBytes(int64(size)), got, why)
+			case size >= 1<<20 && got != AlgDirect:
+				t.Errorf("%s model, %s: %s (%s); want direct for large vectors", name, fmtBytes(int64(size)), got, why)
+			}
 		}
 	}
 }

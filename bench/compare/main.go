@@ -6,6 +6,7 @@
 //	go run ./bench/compare [--reps 3] [-n 2] [-m MIN:MAX] [-i N] [-x N] [-f] [-o OPS]
 //	                       [--plot FILE.svg] [--save FILE.json] [--json-in A.json,B.json]
 //	go run ./bench/compare --nodes 2 [--per-node 1] [...]    (across fake nodes, root)
+//	go run ./bench/compare --algorithms [--reps 3] [-o OPS] [-m MIN:MAX] (auto against each forced algorithm)
 //
 // With --nodes, both sides and the limit (raw UCX, bench/ucxlimit) run across the fake
 // nodes of scripts/fakenodes (multinode.go).
@@ -51,6 +52,8 @@ type config struct {
 	nodes      int // 0: one machine; from 2: across that many fake nodes
 	perNode    int // PEs per node with nodes
 	timeout    time.Duration
+	algorithms bool   // auto against each forced algorithm (algorithms.go)
+	dryRunCmd  string // with algorithms: the job's shmemrun --dry-run, for auto's choices
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -73,12 +76,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.nodes, "nodes", 0, "run both sides and the UCX limit across `N` fake nodes (scripts/fakenodes; root); -n is then N × --per-node")
 	fs.IntVar(&c.perNode, "per-node", 1, "PEs per node with --nodes (placed round-robin: PE 0 and PE 1 on different nodes)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Minute, "with --nodes, kill a run (on every node) after this long")
+	fs.BoolVar(&c.algorithms, "algorithms", false, "goshmem only: auto against each algorithm forced by SHMEM_*_ALGORITHM, per collective and size, auto's choice marked")
+	fs.StringVar(&c.dryRunCmd, "dry-run-cmd", defaultDryRunCmd, "with --algorithms: shell command printing the job's shmemrun --dry-run (auto's choices)")
 	fs.StringVar(&c.dir, "dir", "", "directory the commands run in (default: the goshmem module's root above the current directory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.algorithms && (c.nodes != 0 || fs.Lookup("json-in").Value.String() != "") {
+		return c, fmt.Errorf("--algorithms runs goshmem on one machine: not with --nodes or --json-in")
 	}
 	if c.reps < 1 {
 		return c, fmt.Errorf("--reps: want at least 1, have %d", c.reps)
@@ -144,6 +152,9 @@ func main() {
 }
 
 func run(cfg config, stdout, stderr io.Writer) error {
+	if cfg.algorithms {
+		return runAlgorithmsMode(cfg, stdout, stderr)
+	}
 	var recs []Record
 	var notes []string
 	reps := cfg.reps

@@ -18,3 +18,10 @@ TEXT ·FenceStore(SB), NOSPLIT|NOFRAME, $0-0
 TEXT ·Pause(SB), NOSPLIT|NOFRAME, $0-0
 	PAUSE // spin-wait hint: saves power, yields the core to its SMT sibling
 	RET
+
+// func StoreRelease(p *uint64, v uint64)
+TEXT ·StoreRelease(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ v+8(FP), BX
+	MOVQ BX, (AX) // x86 keeps stores in order: a plain store is a release store
+	RET

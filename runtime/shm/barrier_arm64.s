@@ -16,3 +16,10 @@ TEXT ·FenceStore(SB), NOSPLIT|NOFRAME, $0-0
 TEXT ·Pause(SB), NOSPLIT|NOFRAME, $0-0
 	YIELD // spin-wait hint
 	RET
+
+// func StoreRelease(p *uint64, v uint64)
+TEXT ·StoreRelease(SB), NOSPLIT|NOFRAME, $0-16
+	MOVD p+0(FP), R0
+	MOVD v+8(FP), R1
+	STLR R1, (R0) // store-release
+	RET

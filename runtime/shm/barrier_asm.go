@@ -15,6 +15,14 @@ func FenceFull()
 //go:noescape
 func FenceStore()
 
+// StoreRelease stores v at p with release order and nothing stronger: a plain MOV on amd64
+// (x86 stores are release stores; atomic.StoreUint64's XCHG also waits for the store
+// buffer to drain, a cache-line transfer when the line is another core's), STLR on arm64.
+// A flag whose writer need not wait for it to land (a barrier's, an eager message's) uses it.
+//
+//go:noescape
+func StoreRelease(p *uint64, v uint64)
+
 // Pause hints the CPU that this is a spin-wait loop: PAUSE on amd64, YIELD on arm64.
 //
 //go:noescape

@@ -17,3 +17,6 @@ func FenceStore() { fenceWord.Add(1) }
 
 // Pause is a spin-wait hint; without assembly there is none.
 func Pause() {}
+
+// StoreRelease stores v at p with at least release order.
+func StoreRelease(p *uint64, v uint64) { atomic.StoreUint64(p, v) }

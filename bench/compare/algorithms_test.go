@@ -1,0 +1,100 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The tail of a real shmemrun --dry-run, and what auto runs at each size.
+const dryRunTail = `cost model: calibrated /root/.cache/goshmem/model.txt (measured 2026-12-03T12:31:45Z)
+  LatL3      264ns    measured (CPUs 0,1)
+collective algorithms over all 2 PEs (auto):
+barrier   dissem
+bcast     linear 8 B-
+reduce    linear 8 B-64 KiB, direct 128 KiB-
+fcollect  linear 8 B-
+collect   linear 8 B-
+alltoall  direct 8 B-8 KiB, pairwise 16 KiB-
+`
+
+func TestParseChoicesAndChosen(t *testing.T) {
+	c, err := ParseChoices(dryRunTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		coll   string
+		nbytes int64
+		want   string
+	}{
+		{"barrier", 0, "dissem"},
+		{"bcast", 8, "linear"},
+		{"bcast", 8 << 20, "linear"},
+		{"reduce", 4, "linear"}, // below the table's first size: the first span
+		{"reduce", 64 << 10, "linear"},
+		{"reduce", 64<<10 + 1, "direct"}, // priced at the next power of two, as the runtime does
+		{"reduce", 1 << 30, "direct"},
+		{"alltoall", 8 << 10, "direct"},
+		{"alltoall", 16 << 10, "pairwise"},
+		{"scan", 8, ""},
+	} {
+		if got := Chosen(c[tc.coll], tc.nbytes); got != tc.want {
+			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"no table here", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B-64 KB\n", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B\n"} {
+		if _, err := ParseChoices(bad); err == nil {
+			t.Errorf("ParseChoices(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestAlgTable(t *testing.T) {
+	us := func(v float64) *float64 { return &v }
+	rec := func(impl, op string, size int64, v float64) Record {
+		return Record{Impl: impl, Op: op, Size: size, Unit: "elems", NPEs: 2, US: us(v)}
+	}
+	recs := []Record{
+		rec("auto", "reduce_long_sum", 8, 0.5), rec("linear", "reduce_long_sum", 8, 0.48), rec("tree", "reduce_long_sum", 8, 0.9),
+		rec("direct", "reduce_long_sum", 8, 0.7), rec("ring", "reduce_long_sum", 8, 0.9),
+		rec("auto", "reduce_long_sum", 512, 1.3), rec("linear", "reduce_long_sum", 512, 0.66), rec("tree", "reduce_long_sum", 512, 1.3),
+		rec("direct", "reduce_long_sum", 512, 0.7),
+		rec("auto", "reduce_long_sum", 16384, 1.7), rec("linear", "reduce_long_sum", 16384, 1.0), rec("direct", "reduce_long_sum", 16384, 0.8),
+	}
+	c, err := ParseChoices(dryRunTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := BuildAlgRows(recs, c)
+	// 8 and 512 elements (64 B, 4 KiB): linear, the fastest, whatever auto's own run took;
+	// 16384 (128 KiB): direct, the fastest, though auto's run was slow.
+	if len(rows) != 3 || rows[0].Chosen != "linear" || rows[1].Chosen != "linear" || rows[2].Chosen != "direct" || rows[0].Off() || rows[1].Off() || rows[2].Off() {
+		t.Fatalf("rows %+v: want linear, linear, direct chosen, none off", rows)
+	}
+	rows[1].Chosen = "tree" // 1.3 against linear's 0.66
+	if !rows[1].Off() {
+		t.Fatalf("row %+v: a choice 1.97x slower than the best is not off", rows[1])
+	}
+	var b strings.Builder
+	if err := WriteAlgTable(&b, rows, 2, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"0.4800*", "1.300*", "1.97 !", "ring", "choice/best", "rows whose choice is off by more than 1.15x and 0.05 µs: 1 of 3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestAlgorithmOpsAsked(t *testing.T) {
+	if got := algorithmOpsAsked([]string{"-m", "1:8", "-o", "put,barrier,collect64,alltoall64"}); strings.Join(got, ",") != "barrier,alltoall64" {
+		t.Errorf("got %v, want barrier and alltoall64 (put has no algorithms, collect64 one)", got)
+	}
+	if got := algorithmOpsAsked(nil); len(got) != len(algorithmOps) {
+		t.Errorf("no -o: %v, want every operation", got)
+	}
+	if got := withoutOps([]string{"-m", "1:8", "-o", "barrier", "-i", "5"}); strings.Join(got, " ") != "-m 1:8 -i 5" {
+		t.Errorf("withoutOps: %v", got)
+	}
+}
