@@ -384,3 +384,16 @@ int main() {
 		t.Fatalf("%v\n%s", err, b)
 	}
 }
+
+// Heap stress (a vendor suite's failure): allocations up to the heap's size, realloc up and
+// down, random sizes; contents and symmetry checked, at 2, 4 and 8 PEs.
+func TestHeapStress(t *testing.T) {
+	exe := compile(t, "heapstress", "testdata/heapstress.c", "-Werror")
+	for _, n := range []int{2, 4, 8} {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
+			if j := runEnv(t, []string{"SHMEM_SYMMETRIC_SIZE=256M"}, exe, n); j.status != 0 || !strings.Contains(j.stdout, "heapstress: ok") {
+				t.Fatal(j)
+			}
+		})
+	}
+}
