@@ -56,6 +56,8 @@ extern "C" {
 #define SHMEM_CTX_SERIALIZED 1L
 #define SHMEM_CTX_PRIVATE 2L
 #define SHMEM_CTX_NOSTORE 4L
+#define SHMEM_CTX_SESSION_BATCH 1L
+#define SHMEM_CTX_SESSION_TOTAL_OPS 1L
 
 /* Constants of the C API */
 #define SHMEM_MAX_NAME_LEN 256
@@ -104,6 +106,11 @@ extern struct goshmem_ctx goshmem_ctx_default;
 #define SHMEM_CTX_DEFAULT (&goshmem_ctx_default)
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
+/* Communication sessions (OpenSHMEM 1.6): hints about a context's coming operations. */
+typedef struct {
+	size_t total_ops;
+} shmem_ctx_session_config_t;
+
 /* Library setup, exit and query */
 void shmem_init(void);
 int shmem_init_thread(int requested, int *provided);
@@ -142,6 +149,8 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
 void shmem_float_put(float *dest, const float *source, size_t nelems, int pe);
@@ -1508,10 +1517,12 @@ size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *i
 /* Memory ordering */
 void shmem_quiet(void);
 void shmem_fence(void);
+void shmem_pe_quiet(const int *target_pes, size_t npes);
 
 /* On a communication context: Memory ordering */
 void shmem_ctx_quiet(shmem_ctx_t ctx);
 void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
 /* Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first) */
 void shmem_set_lock(long *lock);
@@ -1807,6 +1818,60 @@ int shmem_uint16_xor_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *s
 int shmem_uint32_xor_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
 int shmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int shmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/* Scans (OpenSHMEM 1.6): prefix sums over a team, inclusive or exclusive */
+int shmem_char_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+int shmem_schar_sum_inscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+int shmem_short_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+int shmem_int_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+int shmem_long_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+int shmem_longlong_sum_inscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
+int shmem_ptrdiff_sum_inscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+int shmem_uchar_sum_inscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+int shmem_ushort_sum_inscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+int shmem_uint_sum_inscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+int shmem_ulong_sum_inscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+int shmem_ulonglong_sum_inscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+int shmem_int8_sum_inscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+int shmem_int16_sum_inscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+int shmem_int32_sum_inscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+int shmem_int64_sum_inscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+int shmem_uint8_sum_inscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+int shmem_uint16_sum_inscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+int shmem_uint32_sum_inscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+int shmem_uint64_sum_inscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+int shmem_size_sum_inscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+int shmem_float_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+int shmem_double_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+int shmem_longdouble_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+int shmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+int shmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+int shmem_char_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+int shmem_schar_sum_exscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+int shmem_short_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+int shmem_int_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+int shmem_long_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+int shmem_longlong_sum_exscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
+int shmem_ptrdiff_sum_exscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+int shmem_uchar_sum_exscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+int shmem_ushort_sum_exscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+int shmem_uint_sum_exscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+int shmem_ulong_sum_exscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+int shmem_ulonglong_sum_exscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+int shmem_int8_sum_exscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+int shmem_int16_sum_exscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+int shmem_int32_sum_exscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+int shmem_int64_sum_exscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+int shmem_uint8_sum_exscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+int shmem_uint16_sum_exscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+int shmem_uint32_sum_exscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+int shmem_uint64_sum_exscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+int shmem_size_sum_exscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+int shmem_float_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+int shmem_double_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+int shmem_longdouble_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+int shmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+int shmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
 
 /* Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements) */
 void shmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync);
@@ -3013,6 +3078,42 @@ void shmem_double_set(double *dest, double value, int pe);
 		short: shmem_int16_xor_reduce, \
 		int: shmem_int32_xor_reduce, \
 		long: shmem_int64_xor_reduce)(team, dest, source, nreduce)
+#define shmem_sum_inscan(team, dest, source, nelems) \
+	_Generic(*(dest), \
+		char: shmem_char_sum_inscan, \
+		signed char: shmem_schar_sum_inscan, \
+		short: shmem_short_sum_inscan, \
+		int: shmem_int_sum_inscan, \
+		long: shmem_long_sum_inscan, \
+		long long: shmem_longlong_sum_inscan, \
+		unsigned char: shmem_uchar_sum_inscan, \
+		unsigned short: shmem_ushort_sum_inscan, \
+		unsigned int: shmem_uint_sum_inscan, \
+		unsigned long: shmem_ulong_sum_inscan, \
+		unsigned long long: shmem_ulonglong_sum_inscan, \
+		float: shmem_float_sum_inscan, \
+		double: shmem_double_sum_inscan, \
+		long double: shmem_longdouble_sum_inscan, \
+		double _Complex: shmem_complexd_sum_inscan, \
+		float _Complex: shmem_complexf_sum_inscan)(team, dest, source, nelems)
+#define shmem_sum_exscan(team, dest, source, nelems) \
+	_Generic(*(dest), \
+		char: shmem_char_sum_exscan, \
+		signed char: shmem_schar_sum_exscan, \
+		short: shmem_short_sum_exscan, \
+		int: shmem_int_sum_exscan, \
+		long: shmem_long_sum_exscan, \
+		long long: shmem_longlong_sum_exscan, \
+		unsigned char: shmem_uchar_sum_exscan, \
+		unsigned short: shmem_ushort_sum_exscan, \
+		unsigned int: shmem_uint_sum_exscan, \
+		unsigned long: shmem_ulong_sum_exscan, \
+		unsigned long long: shmem_ulonglong_sum_exscan, \
+		float: shmem_float_sum_exscan, \
+		double: shmem_double_sum_exscan, \
+		long double: shmem_longdouble_sum_exscan, \
+		double _Complex: shmem_complexd_sum_exscan, \
+		float _Complex: shmem_complexf_sum_exscan)(team, dest, source, nelems)
 #define shmem_wait(ivar, cmp_value) \
 	_Generic(*(ivar), \
 		short: shmem_short_wait, \

@@ -219,6 +219,11 @@ typedef struct goshmem_ctx *shmem_ctx_t;
 extern struct goshmem_ctx goshmem_ctx_default;
 #define SHMEM_CTX_DEFAULT (&goshmem_ctx_default)
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+
+/* Communication sessions (OpenSHMEM 1.6): hints about a context's coming operations. */
+typedef struct {
+	size_t total_ops;
+} shmem_ctx_session_config_t;
 `)
 	for i, s := range m.sections {
 		p("\n/* %s */\n", s.Title)

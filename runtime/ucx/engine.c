@@ -295,6 +295,26 @@ int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size) {
 }
 
 int gsx_flush(gsx_worker *w) { return wait(w, ucp_worker_flush_nbx(w->w, &noparam)); }
+// gsx_flush_pes completes the worker's operations to the PEs pes only (shmem_pe_quiet):
+// each endpoint's flush is started, in batches, then waited for; an endpoint not made (a
+// PE of my node, reached through shared memory) has nothing to flush.
+int gsx_flush_pes(gsx_worker *w, const int *pes, int n) {
+	enum { batch = 64 };
+	ucs_status_ptr_t r[batch];
+	int rc = 0;
+	for (int i = 0; i < n; i += batch) {
+		int k = 0;
+		for (int j = i; j < n && j < i + batch; j++) {
+			if (pes[j] < 0 || pes[j] >= w->npes || w->ep[pes[j]] == NULL) continue;
+			r[k++] = ucp_ep_flush_nbx(w->ep[pes[j]], &noparam);
+		}
+		for (int j = 0; j < k; j++) {
+			int s = wait(w, r[j]);
+			if (s != 0 && rc == 0) rc = s;
+		}
+	}
+	return rc;
+}
 int gsx_fence(gsx_worker *w) { return ucp_worker_fence(w->w); }
 int gsx_workers(void) {
 	int n = 0;
