@@ -11,7 +11,7 @@ import (
 // put-with-signals whose Quiet and Fence order only its own operations. A context made
 // from a team names PEs by their number in that team. The package-level routines are
 // CtxDefault's. The zero Ctx is CtxInvalid, on which every operation does nothing (and a
-// fetching one returns the zero value), as OpenSHMEM 1.5 specifies.
+// fetching one returns the zero value), as OpenSHMEM specifies.
 //
 // Operations with a type parameter are functions taking the context first, named as the
 // package-level routine with a Ctx prefix (CtxPut(ctx, dst, src, pe) is Put(dst, src, pe) on

@@ -72,7 +72,10 @@ func Fence() { rt.Check("shmem.Fence"); rt.Fence() }
 // does nothing. On one node it is Quiet's full barrier (every operation is complete when
 // its call returns); towards other nodes it waits only for those PEs' operations, on
 // CtxDefault's own network resources. A PE out of range panics naming it.
-func PEQuiet(pes ...int) { rt.Check("shmem.PEQuiet"); rt.DefaultCtx.PEQuiet("shmem.PEQuiet", "pes", pes) }
+func PEQuiet(pes ...int) {
+	rt.Check("shmem.PEQuiet")
+	rt.DefaultCtx.PEQuiet("shmem.PEQuiet", "pes", pes)
+}
 
 // BarrierAll completes this PE's puts and waits until every PE has called it. It needs no
 // work array (shmem_barrier_all).

@@ -17,7 +17,9 @@ func SumInScan[T Arithmetic](t Team, dst, src []T) error {
 }
 
 // SumExScan is SumInScan's exclusive form (shmem_TYPE_sum_exscan): dst on member i is the
-// sum of src over members 0 to i-1, and zero on member 0.
+// sum of src over members 0 to i-1, and zero on member 0. Every member of t calls it with
+// the same len(src); dst and src are symmetric, the same slice or disjoint. The error is
+// always nil: bad arguments, and an invalid team, panic naming the argument.
 func SumExScan[T Arithmetic](t Team, dst, src []T) error {
 	return teamScan("shmem.SumExScan", t, dst, src, false)
 }

@@ -325,9 +325,10 @@ func TestHeaderDialects(t *testing.T) {
 
 // Communication contexts: every context routine of every type against a serial model on a
 // team context (zctx.c), the C11 selections with and without a context, SHMEM_CTX_INVALID,
-// the management routines; at 1 to 8 PEs, and with waits that spin.
+// the management routines, locks, pshmem, the 1.6 routines; built as C11 with warnings as
+// errors, at 1 to 8 PEs, and with waits that spin.
 func TestContexts(t *testing.T) {
-	exe := compile(t, "ctx", "testdata/ctx.c", "-Werror")
+	exe := compile(t, "ctx", "testdata/ctx.c", "-std=c11", "-Werror")
 	for _, n := range []int{1, 2, 3, 4, 8} {
 		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
 			if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, "ctx: ok") {
@@ -357,8 +358,8 @@ func TestImplicitFinalize(t *testing.T) {
 	}
 }
 
-// The headers with g++: the profiling header too, and a C++ program using contexts and
-// locks (compiled only).
+// The headers with g++: the profiling header too, and a C++ program using contexts, locks
+// and the 1.6 routines (compiled only).
 func TestCxxContexts(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++")
@@ -372,8 +373,16 @@ int main() {
 	long *x = (long *)shmem_calloc(1, sizeof(long));
 	if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) return 1;
 	shmem_ctx_long_atomic_inc(ctx, x, 0);
+	int pes[1] = {0};
+	shmem_ctx_pe_quiet(ctx, pes, 1);
+	shmem_ctx_session_config_t cfg = {8};
+	shmem_ctx_session_start(ctx, SHMEM_CTX_SESSION_BATCH, &cfg, SHMEM_CTX_SESSION_TOTAL_OPS);
+	shmem_ctx_session_stop(ctx);
 	shmem_ctx_quiet(ctx);
 	shmem_ctx_destroy(ctx);
+	shmem_pe_quiet(pes, 1);
+	long *s = (long *)shmem_calloc(2, sizeof(long));
+	if (shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0 || pshmem_long_sum_exscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0) return 1;
 	long *lock = (long *)shmem_calloc(1, sizeof(long));
 	shmem_set_lock(lock);
 	shmem_clear_lock(lock);
