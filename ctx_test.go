@@ -400,13 +400,28 @@ func TestPEQuietAndSessions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A non-blocking put on the context, completed by its PEQuiet, then the flag on the
+		// default context: across nodes another UCX worker, which nothing orders after the
+		// context's put but PEQuiet.
 		tnext := (rev.MyPE() + 1) % n // world PE prev
+		big := mustAlloc[int64](t, 1<<16)
+		src := make([]int64, len(big))
+		for i := range src {
+			src[i] = int64(me*1000 + i)
+		}
+		shmem.BarrierAll()
 		shmem.CtxP(ctx, &x[1], int64(me+200), tnext)
+		shmem.CtxPutNBI(ctx, big, src, tnext)
 		ctx.PEQuiet(tnext)
-		shmem.CtxSignal(ctx, &sig[1], 1, shmem.SignalSet, tnext)
+		shmem.Signal(&sig[1], 1, shmem.SignalSet, prev)
 		shmem.SignalWaitUntil(&sig[1], shmem.CmpEQ, 1)
 		if x[1] != int64(next+200) {
 			t.Fatalf("team context: %d, want %d", x[1], next+200)
+		}
+		for i, v := range big {
+			if v != int64(next*1000+i) {
+				t.Fatalf("PutNBI completed by PEQuiet: element %d = %d, want %d", i, v, next*1000+i)
+			}
 		}
 		wantPanic(t, fmt.Sprintf("shmem.PEQuiet: pes[1] = %d: PE out of range [0,%d)", n, n), func() { shmem.PEQuiet(0, n) })
 		wantPanic(t, "shmem.Ctx.PEQuiet: pes[0] = -1: PE out of range", func() { ctx.PEQuiet(-1) })

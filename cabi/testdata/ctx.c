@@ -156,8 +156,12 @@ static void newer(int me, int n)
 	/* shmem_team_ptr, SHMEM_TEAM_NODE */
 	CHECK(shmem_team_ptr(SHMEM_TEAM_INVALID, x, 0) == NULL);
 	CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, x, next) == shmem_ptr(x, next));
-	CHECK(shmem_team_n_pes(SHMEM_TEAM_NODE) == n && shmem_team_my_pe(SHMEM_TEAM_NODE) == me);
-	long *peer = shmem_team_ptr(SHMEM_TEAM_NODE, &x[31], next);
+	/* The node's team: every PE on one node; across nodes, the PEs of mine. */
+	int nn = shmem_team_n_pes(SHMEM_TEAM_NODE), nme = shmem_team_my_pe(SHMEM_TEAM_NODE);
+	CHECK(nn == shmem_team_n_pes(SHMEM_TEAM_SHARED) && nme == shmem_team_my_pe(SHMEM_TEAM_SHARED));
+	CHECK(nn >= 1 && nn <= n && nme >= 0 && nme < nn);
+	int nprev = shmem_team_translate_pe(SHMEM_TEAM_NODE, (nme + nn - 1) % nn, SHMEM_TEAM_WORLD);
+	long *peer = shmem_team_ptr(SHMEM_TEAM_NODE, &x[31], (nme + 1) % nn);
 	CHECK(peer != NULL);
 	*peer = me;
 
@@ -177,7 +181,7 @@ static void newer(int me, int n)
 	CHECK(x[6] == p + 4 && x[7] == p + 5 && x[8] == -1);
 	CHECK(x[10] == p && x[11] == -1 && x[14] == p + 1 && x[18] == p + 2 && x[19] == -1);
 	CHECK(x[20] == p && x[21] == -1 && x[22] == p + 2 && x[24] == p + 4);
-	CHECK(x[31] == prev && sig[0] == 7);
+	CHECK(x[31] == nprev && sig[0] == 7);
 	if (me == 0)
 		CHECK(sig[1] == (uint64_t)n && sig[2] == 2 * (uint64_t)n);
 	long back[9] = {0};
