@@ -11,7 +11,7 @@ import (
 // put-with-signals whose Quiet and Fence order only its own operations. A context made
 // from a team names PEs by their number in that team. The package-level routines are
 // CtxDefault's. The zero Ctx is CtxInvalid, on which every operation does nothing (and a
-// fetching one returns the zero value), as OpenSHMEM 1.5 specifies.
+// fetching one returns the zero value), as OpenSHMEM specifies.
 //
 // Operations with a type parameter are functions taking the context first, named as the
 // package-level routine with a Ctx prefix (CtxPut(ctx, dst, src, pe) is Put(dst, src, pe) on
@@ -98,12 +98,79 @@ func (c Ctx) Quiet() {
 	}
 }
 
+// PEQuiet completes c's operations to the PEs pes (numbers in c's team) only (see PEQuiet).
+func (c Ctx) PEQuiet(pes ...int) {
+	if c.c != nil {
+		rt.Check("shmem.Ctx.PEQuiet")
+		c.c.PEQuiet("shmem.Ctx.PEQuiet", "pes", pes)
+	}
+}
+
 // Fence orders c's puts to each PE before its later puts to that PE (see Fence).
 func (c Ctx) Fence() {
 	if c.c != nil {
 		rt.Check("shmem.Ctx.Fence")
 		c.c.Fence()
 	}
+}
+
+// CtxSessionOptions are the hints of Ctx.SessionStart, or'ed together (OpenSHMEM 1.6).
+type CtxSessionOptions int64
+
+// CtxSessionBatch says the context will issue a batch: many small puts and non-fetching
+// atomics that may be delayed and combined (SHMEM_CTX_SESSION_BATCH).
+const CtxSessionBatch = CtxSessionOptions(rt.SessionBatch)
+
+// CtxSessionConfig is a session's configuration (shmem_ctx_session_config_t): hints only.
+type CtxSessionConfig struct {
+	TotalOps uint64 // the expected number of RMA calls in the session (default: MaxUint64)
+}
+
+// CtxSessionConfigMask selects the fields of a CtxSessionConfig that SessionStart applies.
+type CtxSessionConfigMask int64
+
+// CtxSessionTotalOps selects CtxSessionConfig.TotalOps (SHMEM_CTX_SESSION_TOTAL_OPS).
+const CtxSessionTotalOps = CtxSessionConfigMask(rt.SessionTotalOps)
+
+// SessionStart starts a communication session on c (shmem_ctx_session_start): options and
+// the fields of config that mask selects (config may be nil when mask is 0) are hints about
+// the operations c will issue until SessionStop. On a session already started, options are
+// or'ed in and the selected fields replace the earlier ones. Sessions change no completion
+// or ordering rule, so a correct program behaves the same with or without them; goshmem
+// records the hints (Session reports them), and needs no change of strategy for them: on
+// shared memory every operation is complete when it returns, and across nodes puts and
+// non-fetching atomics already complete at the next Quiet. Unknown options or mask bits
+// panic; on CtxInvalid it does nothing.
+func (c Ctx) SessionStart(options CtxSessionOptions, config *CtxSessionConfig, mask CtxSessionConfigMask) {
+	const who = "shmem.Ctx.SessionStart"
+	if c.c == nil {
+		return
+	}
+	var total uint64
+	if mask&CtxSessionTotalOps != 0 {
+		if config == nil {
+			panic(who + ": config is nil, but mask selects its TotalOps")
+		}
+		total = config.TotalOps
+	}
+	c.c.SessionStart(who, int64(options), int64(mask), total)
+}
+
+// SessionStop ends c's session (shmem_ctx_session_stop); without one it does nothing.
+func (c Ctx) SessionStop() {
+	if c.c != nil {
+		c.c.SessionStop("shmem.Ctx.SessionStop")
+	}
+}
+
+// Session reports c's session: whether one is started, its options and its configuration
+// (TotalOps MaxUint64 when not given).
+func (c Ctx) Session() (active bool, options CtxSessionOptions, config CtxSessionConfig) {
+	if c.c == nil {
+		return false, 0, CtxSessionConfig{}
+	}
+	s := c.c.SessionState()
+	return s.Active, CtxSessionOptions(s.Options), CtxSessionConfig{TotalOps: s.TotalOps}
 }
 
 // CtxPut is Put on context c.

@@ -1,6 +1,7 @@
 package shmem_test
 
 import (
+	"fmt"
 	"math"
 	"syscall"
 	"testing"
@@ -367,6 +368,96 @@ func TestOpenSHMEM16(t *testing.T) {
 		if node, sh := shmem.TeamNode(), shmem.TeamShared(); node.NPEs() != sh.NPEs() || node.MyPE() != sh.MyPE() || !shmemtest.MultiNode() && node.NPEs() != n {
 			t.Fatalf("TeamNode: %d of %d", node.MyPE(), node.NPEs())
 		}
+		if major, minor := shmem.InfoGetVersion(); major != 1 || minor != 6 {
+			t.Fatalf("InfoGetVersion: %d.%d, want 1.6", major, minor)
+		}
+		shmem.BarrierAll()
+	})
+}
+
+// PEQuiet completes a put towards the PEs named (a flag after it carries the data's
+// arrival), on the default context and a team context, whose PE numbers are the team's;
+// a PE out of range panics naming it; sessions record their hints and change nothing.
+func TestPEQuietAndSessions(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		next, prev := (me+1)%n, (me+n-1)%n
+		x := mustAlloc[int64](t, 4)
+		sig := mustAlloc[uint64](t, 2)
+		shmem.P(&x[0], int64(me+100), next)
+		shmem.PEQuiet(next, prev, next)
+		shmem.PEQuiet()
+		shmem.Signal(&sig[0], 1, shmem.SignalSet, next)
+		shmem.SignalWaitUntil(&sig[0], shmem.CmpEQ, 1)
+		if x[0] != int64(prev+100) {
+			t.Fatalf("after PEQuiet and a signal: %d, want %d", x[0], prev+100)
+		}
+		// A team in reverse order: team PE i is world PE n-1-i.
+		rev, err := shmem.TeamWorld().SplitStrided(n-1, -1, n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := rev.CreateCtx(shmem.CtxPrivate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A non-blocking put on the context, completed by its PEQuiet, then the flag on the
+		// default context: across nodes another UCX worker, which nothing orders after the
+		// context's put but PEQuiet.
+		tnext := (rev.MyPE() + 1) % n // world PE prev
+		big := mustAlloc[int64](t, 1<<16)
+		src := make([]int64, len(big))
+		for i := range src {
+			src[i] = int64(me*1000 + i)
+		}
+		shmem.BarrierAll()
+		shmem.CtxP(ctx, &x[1], int64(me+200), tnext)
+		shmem.CtxPutNBI(ctx, big, src, tnext)
+		ctx.PEQuiet(tnext)
+		shmem.Signal(&sig[1], 1, shmem.SignalSet, prev)
+		shmem.SignalWaitUntil(&sig[1], shmem.CmpEQ, 1)
+		if x[1] != int64(next+200) {
+			t.Fatalf("team context: %d, want %d", x[1], next+200)
+		}
+		for i, v := range big {
+			if v != int64(next*1000+i) {
+				t.Fatalf("PutNBI completed by PEQuiet: element %d = %d, want %d", i, v, next*1000+i)
+			}
+		}
+		wantPanic(t, fmt.Sprintf("shmem.PEQuiet: pes[1] = %d: PE out of range [0,%d)", n, n), func() { shmem.PEQuiet(0, n) })
+		wantPanic(t, "shmem.Ctx.PEQuiet: pes[0] = -1: PE out of range", func() { ctx.PEQuiet(-1) })
+		shmem.CtxInvalid.PEQuiet(-5) // nothing, not even a check
+
+		// Sessions.
+		if active, _, _ := ctx.Session(); active {
+			t.Fatal("a session before SessionStart")
+		}
+		ctx.SessionStart(shmem.CtxSessionBatch, &shmem.CtxSessionConfig{TotalOps: 100}, shmem.CtxSessionTotalOps)
+		ctx.SessionStart(0, nil, 0)
+		for range 10 {
+			shmem.CtxAtomicAdd(ctx, &x[2], 1, tnext)
+		}
+		if active, opts, cfg := ctx.Session(); !active || opts != shmem.CtxSessionBatch || cfg.TotalOps != 100 {
+			t.Fatalf("session: %v %v %+v", active, opts, cfg)
+		}
+		ctx.SessionStop()
+		ctx.SessionStop()
+		if active, opts, cfg := ctx.Session(); active || opts != 0 || cfg.TotalOps != 0 {
+			t.Fatalf("after SessionStop: %v %v %+v", active, opts, cfg)
+		}
+		shmem.CtxDefault.SessionStart(shmem.CtxSessionBatch, nil, 0)
+		if _, _, cfg := shmem.CtxDefault.Session(); cfg.TotalOps != ^uint64(0) {
+			t.Fatalf("default TotalOps %d", cfg.TotalOps)
+		}
+		shmem.CtxDefault.SessionStop()
+		shmem.CtxInvalid.SessionStart(shmem.CtxSessionBatch, nil, shmem.CtxSessionTotalOps)
+		wantPanic(t, "shmem.Ctx.SessionStart: unknown options 0x8", func() { ctx.SessionStart(8, nil, 0) })
+		wantPanic(t, "shmem.Ctx.SessionStart: config is nil", func() { ctx.SessionStart(0, nil, shmem.CtxSessionTotalOps) })
+		ctx.Destroy()
+		shmem.BarrierAll()
+		if x[2] != 10 {
+			t.Fatalf("atomics in a session: %d, want 10", x[2])
+		}
+		rev.Destroy()
 		shmem.BarrierAll()
 	})
 }

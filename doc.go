@@ -1,4 +1,4 @@
-// Package shmem is goshmem: an OpenSHMEM 1.5 runtime for Go programs, and through its C
+// Package shmem is goshmem: an OpenSHMEM 1.6 runtime for Go programs, and through its C
 // library (libgoshmem, shmemcc) for C and C++ programs.
 //
 // OpenSHMEM is a partitioned global address space model: a job is N processing elements
@@ -62,12 +62,23 @@
 //	ctx.Destroy()
 //
 // A context made from a team names PEs by their number in the team; operations on
-// CtxInvalid do nothing.
+// CtxInvalid do nothing. Give each goroutine that communicates a lot its own context
+// (CtxPrivate when only it uses the context): its Quiet then waits for its own operations
+// only. On one node every operation is complete when its call returns, so a context costs
+// nothing and its Quiet is a memory barrier; across nodes each context has its own UCX
+// worker, so contexts do not serialize on the network and a context's Quiet, Fence and
+// PEQuiet flush that worker only. PEQuiet(pes...) completes the operations to some PEs only
+// (OpenSHMEM 1.6); SessionStart and SessionStop mark a batch of operations on a context
+// (hints: the rules of completion and ordering stay the same).
 //
 // # Locks
 //
 // SetLock, TestLock and ClearLock give mutual exclusion across PEs on a symmetric int64
-// that is zero when free; PEs get the lock in the order they asked for it (a queue lock).
+// that is zero when free (Calloc it; every PE uses the same one): PEs get the lock in the
+// order they asked for it (a queue lock, each waiter spinning on its own memory). ClearLock
+// completes this PE's operations (a Quiet) before handing the lock on, so a PE that takes
+// the lock sees what the previous holder wrote. A lock is not reentrant; TestLock takes it
+// only if it is free and never waits.
 //
 // # Errors
 //
@@ -94,8 +105,8 @@
 // arguments where the specification says so (counts, root, the set). Buffers (dst, src,
 // pWrk, pSync) are symmetric; dst must not partly overlap src.
 //
-// The team forms (SumReduce(t, dst, src), Broadcast(t, ...), AllToAll(t, ...), ...) need
-// nothing more. The active-set forms (SumToAll, Broadcast64, ...) take the specification's
+// The team forms (SumReduce(t, dst, src), Broadcast(t, ...), AllToAll(t, ...), the scans
+// SumInScan and SumExScan of OpenSHMEM 1.6, ...) need nothing more. The active-set forms (SumToAll, Broadcast64, ...) take the specification's
 // work arrays:
 //
 //   - pSync: at least the routine's *SyncSize elements (SyncSize covers every routine), each

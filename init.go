@@ -67,6 +67,16 @@ func Quiet() { rt.Check("shmem.Quiet"); rt.Quiet() }
 // barrier (SFENCE on amd64, DMB ISHST on arm64).
 func Fence() { rt.Check("shmem.Fence"); rt.Fence() }
 
+// PEQuiet completes this PE's puts, AMOs, put-with-signals and non-blocking gets to the PEs
+// pes only (OpenSHMEM 1.6's shmem_pe_quiet), with Quiet's guarantees towards them; PEQuiet()
+// does nothing. On one node it is Quiet's full barrier (every operation is complete when
+// its call returns); towards other nodes it waits only for those PEs' operations, on
+// CtxDefault's own network resources. A PE out of range panics naming it.
+func PEQuiet(pes ...int) {
+	rt.Check("shmem.PEQuiet")
+	rt.DefaultCtx.PEQuiet("shmem.PEQuiet", "pes", pes)
+}
+
 // BarrierAll completes this PE's puts and waits until every PE has called it. It needs no
 // work array (shmem_barrier_all).
 func BarrierAll() { rt.BarrierAll() }

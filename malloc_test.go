@@ -1,6 +1,8 @@
 package shmem_test
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unsafe"
@@ -117,6 +119,85 @@ func TestHeapExhausted(t *testing.T) {
 	// A failed allocation leaves the heap usable.
 	if _, err := shmem.Malloc[byte](3 << 20); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Heap stress at the Go API: with SHMEM_SYMMETRIC_SIZE=256M a 253 MiB block fits, grows to
+// 255 MiB in place and shrinks, its freed tail then holding another 200 MiB; blocks of
+// random sizes resized up and down keep their contents and stay symmetric.
+func TestHeapStress(t *testing.T) {
+	for _, n := range []int{2, 4} {
+		t.Run(fmt.Sprint(n, "PE"), func(t *testing.T) {
+			if !shmemtest.Run(t, n, shmemtest.Options{Env: []string{"SHMEM_SYMMETRIC_SIZE=256M"}}) {
+				return
+			}
+			me, n := initPE(t)
+			const mb = 1 << 20
+			table := mustAlloc[int64](t, n)
+			symmetric := func(b []byte, what string) {
+				shmem.P(&table[me], int64(addr(b)-addr(table)), 0)
+				shmem.BarrierAll()
+				if me == 0 {
+					for pe := range n {
+						if table[pe] != table[0] {
+							t.Fatalf("%s: PE %d at %d, PE 0 at %d", what, pe, table[pe], table[0])
+						}
+					}
+				}
+				shmem.BarrierAll()
+			}
+			big, err := shmem.Malloc[byte](253 * mb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < len(big); i += 4096 {
+				big[i] = byte(i >> 12)
+			}
+			if big, err = shmem.Realloc(big, 255*mb); err != nil {
+				t.Fatal(err)
+			}
+			if big, err = shmem.Realloc(big, 8*mb); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < len(big); i += 4096 {
+				if big[i] != byte(i>>12) {
+					t.Fatalf("byte %d lost in realloc", i)
+				}
+			}
+			more, err := shmem.Malloc[byte](200 * mb)
+			if err != nil {
+				t.Fatalf("the shrunk block's tail was not freed: %v", err)
+			}
+			symmetric(more, "200 MiB")
+			shmem.Free(more)
+			shmem.Free(big)
+
+			r := rand.New(rand.NewPCG(7, 8)) // the same sequence on every PE
+			blocks := make([][]byte, 24)
+			for step := range 300 {
+				i, sz := r.IntN(len(blocks)), r.IntN(24*mb)
+				old := blocks[i]
+				b, err := shmem.Realloc(old, sz)
+				if err != nil {
+					continue // full: every PE alike
+				}
+				for k := 0; k < min(len(old), sz); k += 4093 {
+					if b[k] != byte(i+me+k) {
+						t.Fatalf("step %d: block %d byte %d lost", step, i, k)
+					}
+				}
+				for k := 0; k < sz; k += 4093 {
+					b[k] = byte(i + me + k)
+				}
+				if sz > 0 {
+					symmetric(b, fmt.Sprint("step ", step))
+				}
+				blocks[i] = b
+			}
+			for _, b := range blocks {
+				shmem.Free(b)
+			}
+		})
 	}
 }
 

@@ -77,5 +77,7 @@ void goshmem_ld_to_all(int r, goshmem_ld_combiner op, long double *dest, const l
 		       long *pSync);
 int goshmem_ld_reduce(int r, goshmem_ld_combiner op, shmem_team_t team, long double *dest,
 		      const long double *source, size_t nreduce);
+int goshmem_ld_scan(int r, goshmem_ld_combiner sum, shmem_team_t team, long double *dest,
+		    const long double *source, size_t nelems, int inclusive);
 
 #endif

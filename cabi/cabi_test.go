@@ -239,6 +239,13 @@ func TestErrors(t *testing.T) {
 		{"ctx-destroyed", 2, `^panic: shmem_ctx_long_p: context was destroyed$`, nil},
 		{"ctx-team-pe", 2, `^panic: shmem_ctx_long_atomic_add: PE 1 out of range \[0,1\) of the context's team$`, nil},
 		{"ctx-default-destroy", 2, `^panic: shmem_ctx_destroy: the default context cannot be destroyed$`, nil},
+		{"pe-quiet-pe", 2, `^panic: shmem_pe_quiet: target_pes\[1\] = 2: PE out of range \[0,2\)$`, nil},
+		{"pe-quiet-null", 2, `^panic: shmem_pe_quiet: target_pes is a null pointer$`, nil},
+		{"pe-quiet-negative", 2, `^panic: shmem_ctx_pe_quiet: npes -2 is negative$`, nil},
+		{"scan-team", 2, `^panic: shmem_long_sum_inscan: invalid team`, nil},
+		{"scan-overlap", 2, `^panic: shmem_long_sum_exscan: .*overlap`, nil},
+		{"session-options", 2, `^panic: shmem_ctx_session_start: unknown options 0x200$`, nil},
+		{"session-config", 2, `^panic: shmem_ctx_session_start: config is a null pointer, but config_mask selects its total_ops$`, nil},
 		{"to-all-outside", 0, `^libgoshmem: shmem_int_sum_to_all: PE 1 is not in the active set \(start 0, log stride 0, size 1\): nothing done, as Open MPI's OSHMEM does$`, []string{"SHMEM_DEBUG=1"}},
 		{"lock-stack", 2, `^panic: shmem_set_lock: lock \(address 0x[0-9a-f]+\) is not symmetric`, nil},
 		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
@@ -318,9 +325,10 @@ func TestHeaderDialects(t *testing.T) {
 
 // Communication contexts: every context routine of every type against a serial model on a
 // team context (zctx.c), the C11 selections with and without a context, SHMEM_CTX_INVALID,
-// the management routines; at 1 to 8 PEs, and with waits that spin.
+// the management routines, locks, pshmem, the 1.6 routines; built as C11 with warnings as
+// errors, at 1 to 8 PEs, and with waits that spin.
 func TestContexts(t *testing.T) {
-	exe := compile(t, "ctx", "testdata/ctx.c", "-Werror")
+	exe := compile(t, "ctx", "testdata/ctx.c", "-std=c11", "-Werror")
 	for _, n := range []int{1, 2, 3, 4, 8} {
 		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
 			if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, "ctx: ok") {
@@ -350,8 +358,8 @@ func TestImplicitFinalize(t *testing.T) {
 	}
 }
 
-// The headers with g++: the profiling header too, and a C++ program using contexts and
-// locks (compiled only).
+// The headers with g++: the profiling header too, and a C++ program using contexts, locks
+// and the 1.6 routines (compiled only).
 func TestCxxContexts(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++")
@@ -365,8 +373,16 @@ int main() {
 	long *x = (long *)shmem_calloc(1, sizeof(long));
 	if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) return 1;
 	shmem_ctx_long_atomic_inc(ctx, x, 0);
+	int pes[1] = {0};
+	shmem_ctx_pe_quiet(ctx, pes, 1);
+	shmem_ctx_session_config_t cfg = {8};
+	shmem_ctx_session_start(ctx, SHMEM_CTX_SESSION_BATCH, &cfg, SHMEM_CTX_SESSION_TOTAL_OPS);
+	shmem_ctx_session_stop(ctx);
 	shmem_ctx_quiet(ctx);
 	shmem_ctx_destroy(ctx);
+	shmem_pe_quiet(pes, 1);
+	long *s = (long *)shmem_calloc(2, sizeof(long));
+	if (shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0 || pshmem_long_sum_exscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0) return 1;
 	long *lock = (long *)shmem_calloc(1, sizeof(long));
 	shmem_set_lock(lock);
 	shmem_clear_lock(lock);
@@ -382,5 +398,18 @@ int main() {
 	cmd := exec.Command("g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", src)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
+	}
+}
+
+// Heap stress (a vendor suite's failure): allocations up to the heap's size, realloc up and
+// down, random sizes; contents and symmetry checked, at 2, 4 and 8 PEs.
+func TestHeapStress(t *testing.T) {
+	exe := compile(t, "heapstress", "testdata/heapstress.c", "-Werror")
+	for _, n := range []int{2, 4, 8} {
+		t.Run(fmt.Sprintf("%dPE", n), func(t *testing.T) {
+			if j := runEnv(t, []string{"SHMEM_SYMMETRIC_SIZE=256M"}, exe, n); j.status != 0 || !strings.Contains(j.stdout, "heapstress: ok") {
+				t.Fatal(j)
+			}
+		})
 	}
 }

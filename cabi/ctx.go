@@ -124,3 +124,38 @@ func goshmem_ctx_get_team(r int32, ctx unsafe.Pointer, team *uintptr) int32 {
 
 // defaultCtx is the library's own goshmem_ctx_default (the tests' SHMEM_CTX_DEFAULT).
 func defaultCtx() unsafe.Pointer { return unsafe.Pointer(&C.goshmem_ctx_default) }
+
+// goshmem_ctx_session_start starts a session on ctx (OpenSHMEM 1.6), or ors options into
+// the one started; config, when config_mask selects its total_ops, replaces that hint.
+// SHMEM_CTX_INVALID: nothing.
+//
+//export goshmem_ctx_session_start
+func goshmem_ctx_session_start(r int32, ctx unsafe.Pointer, options int64, config unsafe.Pointer, mask int64) {
+	defer catch(r)
+	who := name(r)
+	rt.Check(who)
+	c := ctxOf(who, ctx)
+	if c == nil {
+		return
+	}
+	var total uint64
+	if mask&rt.SessionTotalOps != 0 {
+		if config == nil {
+			panic(who + ": config is a null pointer, but config_mask selects its total_ops")
+		}
+		total = uint64((*C.shmem_ctx_session_config_t)(config).total_ops)
+	}
+	c.SessionStart(who, options, mask, total)
+}
+
+// goshmem_ctx_session_stop ends ctx's session; SHMEM_CTX_INVALID: nothing.
+//
+//export goshmem_ctx_session_stop
+func goshmem_ctx_session_stop(r int32, ctx unsafe.Pointer) {
+	defer catch(r)
+	who := name(r)
+	rt.Check(who)
+	if c := ctxOf(who, ctx); c != nil {
+		c.SessionStop(who)
+	}
+}

@@ -1,4 +1,4 @@
-/* Reductions of long double, which has no Go type, in C. They synchronize as the engine's
+/* Reductions and scans of long double, which has no Go type, in C. They synchronize as the engine's
  * linear reduction does: a barrier (every member's source is ready), then each member reads
  * every member's source through its address on that member (shmem_ptr's translation; a
  * member on another node through the engine, a get) and combines them in member order,
@@ -102,5 +102,43 @@ int goshmem_ld_reduce(int r, goshmem_ld_combiner op, shmem_team_t team, long dou
 	struct ld_group g = {r, size, pe, team, 0, 0, NULL};
 	ld_reduce(&g, op, dest, source, nreduce);
 	free(pe);
+	return 0;
+}
+
+/* The scans (OpenSHMEM 1.6's shmem_longdouble_sum_inscan and _exscan) synchronize as the
+ * reductions: a barrier, then member i reads the sources of members 0 to i (or i-1) and
+ * adds them in member order, ((s0 + s1) + s2) ..., as the Go engine's scan does; a barrier.
+ * Member 0's exclusive result is zero. */
+int goshmem_ld_scan(int r, goshmem_ld_combiner sum, shmem_team_t team, long double *dest,
+		    const long double *source, size_t nelems, int inclusive)
+{
+	int size = goshmem_check_reduce(r, (uintptr_t)team, dest, (void *)source, nelems,
+					sizeof(long double));
+	if (nelems == 0)
+		return 0;
+	int me = shmem_team_my_pe(team), last = inclusive ? me : me - 1;
+	size_t bytes = nelems * sizeof(long double);
+	long double *out = ld_alloc(r, bytes), *far = NULL;
+	struct ld_group g = {r, size, NULL, team, 0, 0, NULL};
+	ld_barrier(&g);
+	memset(out, 0, bytes);
+	for (int j = 0; j <= last; j++) {
+		int pe = shmem_team_translate_pe(team, j, SHMEM_TEAM_WORLD);
+		const long double *in = goshmem_peer(r, (void *)source, bytes, pe);
+		if (!in) {
+			if (!far)
+				far = ld_alloc(r, bytes);
+			goshmem_get(r, SHMEM_CTX_DEFAULT, far, (void *)source, bytes, pe);
+			in = far;
+		}
+		if (j == 0)
+			memcpy(out, in, bytes);
+		else
+			sum(out, in, nelems);
+	}
+	ld_barrier(&g);
+	memcpy(dest, out, bytes);
+	free(out);
+	free(far);
 	return 0;
 }

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-// Command cabi is libgoshmem, goshmem's OpenSHMEM 1.5 C library, declared by
+// Command cabi is libgoshmem, goshmem's OpenSHMEM 1.6 C library, declared by
 // include/shmem.h. Build it as a shared library or an archive:
 //
 //	go build -buildmode=c-shared  -o libgoshmem.so ./cabi

@@ -23,6 +23,7 @@ type reduceFuncs struct {
 	size uintptr
 	set  func(who string, op kernels.Op, g rt.Group, me int, pSync, dst, src unsafe.Pointer, n int)
 	team func(who string, op kernels.Op, t *rt.Team, dst, src unsafe.Pointer, n int)
+	scan func(who string, t *rt.Team, dst, src unsafe.Pointer, n int, inclusive bool)
 }
 
 func reduceFor[T kernels.Elem]() *reduceFuncs {
@@ -33,6 +34,9 @@ func reduceFor[T kernels.Elem]() *reduceFuncs {
 		},
 		team: func(who string, op kernels.Op, t *rt.Team, dst, src unsafe.Pointer, n int) {
 			rt.ReduceTeam(who, op, t, unsafe.Slice((*T)(dst), n), unsafe.Slice((*T)(src), n))
+		},
+		scan: func(who string, t *rt.Team, dst, src unsafe.Pointer, n int, inclusive bool) {
+			rt.ScanTeam(who, kernels.Sum, t, unsafe.Slice((*T)(dst), n), unsafe.Slice((*T)(src), n), inclusive)
 		},
 	}
 }
@@ -90,6 +94,21 @@ func goshmem_reduce(r, op, ti int32, team uintptr, dest, source unsafe.Pointer, 
 	n := count(who, nreduce)
 	d, s := reduceArgs(who, dest, source, n, f.size)
 	f.team(who, kernels.Op(op), t, d, s, n)
+	return 0
+}
+
+// goshmem_scan is shmem_TYPENAME_sum_inscan (inclusive 1) and _exscan (OpenSHMEM 1.6).
+//
+//export goshmem_scan
+func goshmem_scan(r, ti int32, team uintptr, dest, source unsafe.Pointer, nelems uintptr, inclusive int32) int32 {
+	defer catch(r)
+	who := name(r)
+	f := reduceType(who, ti)
+	t := teamOf(who, team)
+	t.Check(who)
+	n := count(who, nelems)
+	d, s := reduceArgs(who, dest, source, n, f.size)
+	f.scan(who, t, d, s, n, inclusive != 0)
 	return 0
 }
 

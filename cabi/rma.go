@@ -211,3 +211,29 @@ func goshmem_fence(r int32, ctx unsafe.Pointer) {
 		c.Fence()
 	}
 }
+
+// goshmem_pe_quiet completes the context's operations to the PEs target_pes[0..npes) (in
+// the context's team): OpenSHMEM 1.6's shmem_pe_quiet. npes 0 ignores target_pes; a
+// negative count converted to size_t is reported as one.
+//
+//export goshmem_pe_quiet
+func goshmem_pe_quiet(r int32, ctx unsafe.Pointer, pes *int32, npes uintptr) {
+	defer catch(r)
+	who := name(r)
+	rt.Check(who)
+	c := ctxOf(who, ctx)
+	if int(npes) < 0 {
+		panic(fmt.Sprintf("%s: npes %d is negative", who, int(npes)))
+	}
+	local(who, "target_pes", unsafe.Pointer(pes), npes)
+	if c == nil || npes == 0 {
+		return
+	}
+	rt.Bytes(who, "target_pes", int(npes), 4)
+	cs := unsafe.Slice(pes, npes)
+	list := make([]int, npes)
+	for i, pe := range cs {
+		list[i] = int(pe)
+	}
+	c.PEQuiet(who, "target_pes", list)
+}

@@ -43,6 +43,8 @@ enum goshmem_routine {
 	R_shmem_team_create_ctx,
 	R_shmem_ctx_destroy,
 	R_shmem_ctx_get_team,
+	R_shmem_ctx_session_start,
+	R_shmem_ctx_session_stop,
 	R_shmem_float_put,
 	R_shmem_double_put,
 	R_shmem_longdouble_put,
@@ -1393,8 +1395,10 @@ enum goshmem_routine {
 	R_shmem_ptrdiff_test_some_vector,
 	R_shmem_quiet,
 	R_shmem_fence,
+	R_shmem_pe_quiet,
 	R_shmem_ctx_quiet,
 	R_shmem_ctx_fence,
+	R_shmem_ctx_pe_quiet,
 	R_shmem_set_lock,
 	R_shmem_test_lock,
 	R_shmem_clear_lock,
@@ -1680,6 +1684,58 @@ enum goshmem_routine {
 	R_shmem_uint32_xor_reduce,
 	R_shmem_uint64_xor_reduce,
 	R_shmem_size_xor_reduce,
+	R_shmem_char_sum_inscan,
+	R_shmem_schar_sum_inscan,
+	R_shmem_short_sum_inscan,
+	R_shmem_int_sum_inscan,
+	R_shmem_long_sum_inscan,
+	R_shmem_longlong_sum_inscan,
+	R_shmem_ptrdiff_sum_inscan,
+	R_shmem_uchar_sum_inscan,
+	R_shmem_ushort_sum_inscan,
+	R_shmem_uint_sum_inscan,
+	R_shmem_ulong_sum_inscan,
+	R_shmem_ulonglong_sum_inscan,
+	R_shmem_int8_sum_inscan,
+	R_shmem_int16_sum_inscan,
+	R_shmem_int32_sum_inscan,
+	R_shmem_int64_sum_inscan,
+	R_shmem_uint8_sum_inscan,
+	R_shmem_uint16_sum_inscan,
+	R_shmem_uint32_sum_inscan,
+	R_shmem_uint64_sum_inscan,
+	R_shmem_size_sum_inscan,
+	R_shmem_float_sum_inscan,
+	R_shmem_double_sum_inscan,
+	R_shmem_longdouble_sum_inscan,
+	R_shmem_complexd_sum_inscan,
+	R_shmem_complexf_sum_inscan,
+	R_shmem_char_sum_exscan,
+	R_shmem_schar_sum_exscan,
+	R_shmem_short_sum_exscan,
+	R_shmem_int_sum_exscan,
+	R_shmem_long_sum_exscan,
+	R_shmem_longlong_sum_exscan,
+	R_shmem_ptrdiff_sum_exscan,
+	R_shmem_uchar_sum_exscan,
+	R_shmem_ushort_sum_exscan,
+	R_shmem_uint_sum_exscan,
+	R_shmem_ulong_sum_exscan,
+	R_shmem_ulonglong_sum_exscan,
+	R_shmem_int8_sum_exscan,
+	R_shmem_int16_sum_exscan,
+	R_shmem_int32_sum_exscan,
+	R_shmem_int64_sum_exscan,
+	R_shmem_uint8_sum_exscan,
+	R_shmem_uint16_sum_exscan,
+	R_shmem_uint32_sum_exscan,
+	R_shmem_uint64_sum_exscan,
+	R_shmem_size_sum_exscan,
+	R_shmem_float_sum_exscan,
+	R_shmem_double_sum_exscan,
+	R_shmem_longdouble_sum_exscan,
+	R_shmem_complexd_sum_exscan,
+	R_shmem_complexf_sum_exscan,
 	R_shmem_short_sum_to_all,
 	R_shmem_int_sum_to_all,
 	R_shmem_long_sum_to_all,
@@ -2392,6 +2448,18 @@ int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 	return goshmem_ctx_get_team(R_shmem_ctx_get_team, ctx, (uintptr_t *)team);
 }
 #pragma weak shmem_ctx_get_team = pshmem_ctx_get_team
+
+void pshmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask)
+{
+	goshmem_ctx_session_start(R_shmem_ctx_session_start, ctx, options, (void *)config, config_mask);
+}
+#pragma weak shmem_ctx_session_start = pshmem_ctx_session_start
+
+void pshmem_ctx_session_stop(shmem_ctx_t ctx)
+{
+	goshmem_ctx_session_stop(R_shmem_ctx_session_stop, ctx);
+}
+#pragma weak shmem_ctx_session_stop = pshmem_ctx_session_stop
 
 /* Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
 
@@ -10633,6 +10701,12 @@ void pshmem_fence(void)
 }
 #pragma weak shmem_fence = pshmem_fence
 
+void pshmem_pe_quiet(const int *target_pes, size_t npes)
+{
+	goshmem_pe_quiet(R_shmem_pe_quiet, SHMEM_CTX_DEFAULT, (int32_t *)target_pes, npes);
+}
+#pragma weak shmem_pe_quiet = pshmem_pe_quiet
+
 /* On a communication context: Memory ordering */
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
@@ -10646,6 +10720,12 @@ void pshmem_ctx_fence(shmem_ctx_t ctx)
 	goshmem_fast_fence(R_shmem_ctx_fence, ctx);
 }
 #pragma weak shmem_ctx_fence = pshmem_ctx_fence
+
+void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+	goshmem_pe_quiet(R_shmem_ctx_pe_quiet, ctx, (int32_t *)target_pes, npes);
+}
+#pragma weak shmem_ctx_pe_quiet = pshmem_ctx_pe_quiet
 
 /* Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first) */
 
@@ -12366,6 +12446,320 @@ int pshmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source
 	return goshmem_reduce(R_shmem_size_xor_reduce, 6, 9, (uintptr_t)team, dest, (void *)source, nreduce);
 }
 #pragma weak shmem_size_xor_reduce = pshmem_size_xor_reduce
+
+/* Scans (OpenSHMEM 1.6): prefix sums over a team, inclusive or exclusive */
+
+int pshmem_char_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_char_sum_inscan, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_char_sum_inscan = pshmem_char_sum_inscan
+
+int pshmem_schar_sum_inscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_schar_sum_inscan, 0, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_schar_sum_inscan = pshmem_schar_sum_inscan
+
+int pshmem_short_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_short_sum_inscan, 1, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_short_sum_inscan = pshmem_short_sum_inscan
+
+int pshmem_int_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int_sum_inscan, 2, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_int_sum_inscan = pshmem_int_sum_inscan
+
+int pshmem_long_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_long_sum_inscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_long_sum_inscan = pshmem_long_sum_inscan
+
+int pshmem_longlong_sum_inscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_longlong_sum_inscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_longlong_sum_inscan = pshmem_longlong_sum_inscan
+
+int pshmem_ptrdiff_sum_inscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ptrdiff_sum_inscan, 4, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_ptrdiff_sum_inscan = pshmem_ptrdiff_sum_inscan
+
+int pshmem_uchar_sum_inscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uchar_sum_inscan, 5, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uchar_sum_inscan = pshmem_uchar_sum_inscan
+
+int pshmem_ushort_sum_inscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ushort_sum_inscan, 6, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_ushort_sum_inscan = pshmem_ushort_sum_inscan
+
+int pshmem_uint_sum_inscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint_sum_inscan, 7, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uint_sum_inscan = pshmem_uint_sum_inscan
+
+int pshmem_ulong_sum_inscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ulong_sum_inscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_ulong_sum_inscan = pshmem_ulong_sum_inscan
+
+int pshmem_ulonglong_sum_inscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ulonglong_sum_inscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_ulonglong_sum_inscan = pshmem_ulonglong_sum_inscan
+
+int pshmem_int8_sum_inscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int8_sum_inscan, 0, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_int8_sum_inscan = pshmem_int8_sum_inscan
+
+int pshmem_int16_sum_inscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int16_sum_inscan, 1, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_int16_sum_inscan = pshmem_int16_sum_inscan
+
+int pshmem_int32_sum_inscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int32_sum_inscan, 2, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_int32_sum_inscan = pshmem_int32_sum_inscan
+
+int pshmem_int64_sum_inscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int64_sum_inscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_int64_sum_inscan = pshmem_int64_sum_inscan
+
+int pshmem_uint8_sum_inscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint8_sum_inscan, 5, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uint8_sum_inscan = pshmem_uint8_sum_inscan
+
+int pshmem_uint16_sum_inscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint16_sum_inscan, 6, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uint16_sum_inscan = pshmem_uint16_sum_inscan
+
+int pshmem_uint32_sum_inscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint32_sum_inscan, 7, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uint32_sum_inscan = pshmem_uint32_sum_inscan
+
+int pshmem_uint64_sum_inscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint64_sum_inscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_uint64_sum_inscan = pshmem_uint64_sum_inscan
+
+int pshmem_size_sum_inscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_size_sum_inscan, 9, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_size_sum_inscan = pshmem_size_sum_inscan
+
+int pshmem_float_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_float_sum_inscan, 11, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_float_sum_inscan = pshmem_float_sum_inscan
+
+int pshmem_double_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_double_sum_inscan, 12, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_double_sum_inscan = pshmem_double_sum_inscan
+
+int pshmem_longdouble_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
+{
+	return goshmem_ld_scan(R_shmem_longdouble_sum_inscan, goshmem_ld_sum, team, dest, source, nelems, 1);
+}
+#pragma weak shmem_longdouble_sum_inscan = pshmem_longdouble_sum_inscan
+
+int pshmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_complexd_sum_inscan, 14, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_complexd_sum_inscan = pshmem_complexd_sum_inscan
+
+int pshmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_complexf_sum_inscan, 13, (uintptr_t)team, dest, (void *)source, nelems, 1);
+}
+#pragma weak shmem_complexf_sum_inscan = pshmem_complexf_sum_inscan
+
+int pshmem_char_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_char_sum_exscan, (CHAR_MIN < 0 ? 0 : 5), (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_char_sum_exscan = pshmem_char_sum_exscan
+
+int pshmem_schar_sum_exscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_schar_sum_exscan, 0, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_schar_sum_exscan = pshmem_schar_sum_exscan
+
+int pshmem_short_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_short_sum_exscan, 1, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_short_sum_exscan = pshmem_short_sum_exscan
+
+int pshmem_int_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int_sum_exscan, 2, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_int_sum_exscan = pshmem_int_sum_exscan
+
+int pshmem_long_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_long_sum_exscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_long_sum_exscan = pshmem_long_sum_exscan
+
+int pshmem_longlong_sum_exscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_longlong_sum_exscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_longlong_sum_exscan = pshmem_longlong_sum_exscan
+
+int pshmem_ptrdiff_sum_exscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ptrdiff_sum_exscan, 4, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_ptrdiff_sum_exscan = pshmem_ptrdiff_sum_exscan
+
+int pshmem_uchar_sum_exscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uchar_sum_exscan, 5, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uchar_sum_exscan = pshmem_uchar_sum_exscan
+
+int pshmem_ushort_sum_exscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ushort_sum_exscan, 6, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_ushort_sum_exscan = pshmem_ushort_sum_exscan
+
+int pshmem_uint_sum_exscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint_sum_exscan, 7, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uint_sum_exscan = pshmem_uint_sum_exscan
+
+int pshmem_ulong_sum_exscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ulong_sum_exscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_ulong_sum_exscan = pshmem_ulong_sum_exscan
+
+int pshmem_ulonglong_sum_exscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_ulonglong_sum_exscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_ulonglong_sum_exscan = pshmem_ulonglong_sum_exscan
+
+int pshmem_int8_sum_exscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int8_sum_exscan, 0, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_int8_sum_exscan = pshmem_int8_sum_exscan
+
+int pshmem_int16_sum_exscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int16_sum_exscan, 1, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_int16_sum_exscan = pshmem_int16_sum_exscan
+
+int pshmem_int32_sum_exscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int32_sum_exscan, 2, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_int32_sum_exscan = pshmem_int32_sum_exscan
+
+int pshmem_int64_sum_exscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_int64_sum_exscan, 3, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_int64_sum_exscan = pshmem_int64_sum_exscan
+
+int pshmem_uint8_sum_exscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint8_sum_exscan, 5, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uint8_sum_exscan = pshmem_uint8_sum_exscan
+
+int pshmem_uint16_sum_exscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint16_sum_exscan, 6, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uint16_sum_exscan = pshmem_uint16_sum_exscan
+
+int pshmem_uint32_sum_exscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint32_sum_exscan, 7, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uint32_sum_exscan = pshmem_uint32_sum_exscan
+
+int pshmem_uint64_sum_exscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_uint64_sum_exscan, 8, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_uint64_sum_exscan = pshmem_uint64_sum_exscan
+
+int pshmem_size_sum_exscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_size_sum_exscan, 9, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_size_sum_exscan = pshmem_size_sum_exscan
+
+int pshmem_float_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_float_sum_exscan, 11, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_float_sum_exscan = pshmem_float_sum_exscan
+
+int pshmem_double_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_double_sum_exscan, 12, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_double_sum_exscan = pshmem_double_sum_exscan
+
+int pshmem_longdouble_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems)
+{
+	return goshmem_ld_scan(R_shmem_longdouble_sum_exscan, goshmem_ld_sum, team, dest, source, nelems, 0);
+}
+#pragma weak shmem_longdouble_sum_exscan = pshmem_longdouble_sum_exscan
+
+int pshmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_complexd_sum_exscan, 14, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_complexd_sum_exscan = pshmem_complexd_sum_exscan
+
+int pshmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems)
+{
+	return goshmem_scan(R_shmem_complexf_sum_exscan, 13, (uintptr_t)team, dest, (void *)source, nelems, 0);
+}
+#pragma weak shmem_complexf_sum_exscan = pshmem_complexf_sum_exscan
 
 /* Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements) */
 

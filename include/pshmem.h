@@ -49,6 +49,8 @@ int pshmem_ctx_create(long options, shmem_ctx_t *ctx);
 int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void pshmem_ctx_destroy(shmem_ctx_t ctx);
 int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void pshmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask);
+void pshmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* Remote memory access, typed: dest is symmetric; source is local; the _nbi forms complete before returning (shared memory) */
 void pshmem_float_put(float *dest, const float *source, size_t nelems, int pe);
@@ -1415,10 +1417,12 @@ size_t pshmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *
 /* Memory ordering */
 void pshmem_quiet(void);
 void pshmem_fence(void);
+void pshmem_pe_quiet(const int *target_pes, size_t npes);
 
 /* On a communication context: Memory ordering */
 void pshmem_ctx_quiet(shmem_ctx_t ctx);
 void pshmem_ctx_fence(shmem_ctx_t ctx);
+void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 
 /* Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first) */
 void pshmem_set_lock(long *lock);
@@ -1714,6 +1718,60 @@ int pshmem_uint16_xor_reduce(shmem_team_t team, uint16_t *dest, const uint16_t *
 int pshmem_uint32_xor_reduce(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce);
 int pshmem_uint64_xor_reduce(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce);
 int pshmem_size_xor_reduce(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce);
+
+/* Scans (OpenSHMEM 1.6): prefix sums over a team, inclusive or exclusive */
+int pshmem_char_sum_inscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+int pshmem_schar_sum_inscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+int pshmem_short_sum_inscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+int pshmem_int_sum_inscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+int pshmem_long_sum_inscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+int pshmem_longlong_sum_inscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
+int pshmem_ptrdiff_sum_inscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+int pshmem_uchar_sum_inscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+int pshmem_ushort_sum_inscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+int pshmem_uint_sum_inscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+int pshmem_ulong_sum_inscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+int pshmem_ulonglong_sum_inscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+int pshmem_int8_sum_inscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+int pshmem_int16_sum_inscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+int pshmem_int32_sum_inscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+int pshmem_int64_sum_inscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+int pshmem_uint8_sum_inscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+int pshmem_uint16_sum_inscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+int pshmem_uint32_sum_inscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+int pshmem_uint64_sum_inscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+int pshmem_size_sum_inscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+int pshmem_float_sum_inscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+int pshmem_double_sum_inscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+int pshmem_longdouble_sum_inscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+int pshmem_complexd_sum_inscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+int pshmem_complexf_sum_inscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
+int pshmem_char_sum_exscan(shmem_team_t team, char *dest, const char *source, size_t nelems);
+int pshmem_schar_sum_exscan(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems);
+int pshmem_short_sum_exscan(shmem_team_t team, short *dest, const short *source, size_t nelems);
+int pshmem_int_sum_exscan(shmem_team_t team, int *dest, const int *source, size_t nelems);
+int pshmem_long_sum_exscan(shmem_team_t team, long *dest, const long *source, size_t nelems);
+int pshmem_longlong_sum_exscan(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
+int pshmem_ptrdiff_sum_exscan(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems);
+int pshmem_uchar_sum_exscan(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems);
+int pshmem_ushort_sum_exscan(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems);
+int pshmem_uint_sum_exscan(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems);
+int pshmem_ulong_sum_exscan(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems);
+int pshmem_ulonglong_sum_exscan(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems);
+int pshmem_int8_sum_exscan(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems);
+int pshmem_int16_sum_exscan(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems);
+int pshmem_int32_sum_exscan(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems);
+int pshmem_int64_sum_exscan(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems);
+int pshmem_uint8_sum_exscan(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems);
+int pshmem_uint16_sum_exscan(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems);
+int pshmem_uint32_sum_exscan(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems);
+int pshmem_uint64_sum_exscan(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems);
+int pshmem_size_sum_exscan(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems);
+int pshmem_float_sum_exscan(shmem_team_t team, float *dest, const float *source, size_t nelems);
+int pshmem_double_sum_exscan(shmem_team_t team, double *dest, const double *source, size_t nelems);
+int pshmem_longdouble_sum_exscan(shmem_team_t team, long double *dest, const long double *source, size_t nelems);
+int pshmem_complexd_sum_exscan(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nelems);
+int pshmem_complexf_sum_exscan(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nelems);
 
 /* Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements) */
 void pshmem_short_sum_to_all(short *dest, const short *source, int nreduce, int PE_start, int logPE_stride, int PE_size, short *pWrk, long *pSync);

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -23,6 +24,63 @@ type Ctx struct {
 	// direct: c is live and its team the world, so a PE number in range is a world PE and
 	// needs no other check (the hot paths' one test).
 	direct bool
+
+	sessionMu sync.Mutex
+	session   Session
+}
+
+// Session is a context's communication session (OpenSHMEM 1.6's shmem_ctx_session_start):
+// hints that the program will issue a batch of operations. They are recorded and change
+// nothing: on shared memory every operation is complete when it returns, and the engine
+// across nodes already leaves puts and non-fetching AMOs to the next Quiet, which is what a
+// batch would allow; completion and ordering are the same inside a session as outside.
+type Session struct {
+	Active   bool
+	Options  int64  // the options of every start since the last stop, or'ed
+	TotalOps uint64 // the expected number of RMA calls (SIZE_MAX: not given)
+}
+
+// SessionBatch is the one session option (SHMEM_CTX_SESSION_BATCH), SessionTotalOps the one
+// configuration field (SHMEM_CTX_SESSION_TOTAL_OPS).
+const (
+	SessionBatch    = 1 << 0
+	SessionTotalOps = 1 << 0
+)
+
+// SessionStart starts a session on c or, on one already started, ors options into it;
+// with SessionTotalOps in mask, totalOps replaces the expected number of calls.
+func (c *Ctx) SessionStart(who string, options, mask int64, totalOps uint64) {
+	c.check(who)
+	if options&^SessionBatch != 0 {
+		panic(fmt.Sprintf("%s: unknown options %#x", who, options&^SessionBatch))
+	}
+	if mask&^SessionTotalOps != 0 {
+		panic(fmt.Sprintf("%s: unknown config_mask bits %#x", who, mask&^SessionTotalOps))
+	}
+	c.sessionMu.Lock()
+	defer c.sessionMu.Unlock()
+	if !c.session.Active {
+		c.session = Session{Active: true, TotalOps: ^uint64(0)}
+	}
+	c.session.Options |= options
+	if mask&SessionTotalOps != 0 {
+		c.session.TotalOps = totalOps
+	}
+}
+
+// SessionStop ends c's session; on a context without one it does nothing.
+func (c *Ctx) SessionStop(who string) {
+	c.check(who)
+	c.sessionMu.Lock()
+	c.session = Session{}
+	c.sessionMu.Unlock()
+}
+
+// SessionState is c's session now.
+func (c *Ctx) SessionState() Session {
+	c.sessionMu.Lock()
+	defer c.sessionMu.Unlock()
+	return c.session
 }
 
 // CtxOptions are shmem_ctx_create's options (the specification's values).
@@ -159,6 +217,39 @@ func (c *Ctx) Quiet() {
 	if c.remote != nil {
 		c.remoteQuiet()
 	}
+}
+
+// peQuieter is a remote transport that can complete its operations to some PEs only.
+type peQuieter interface{ QuietPEs(pes []int) }
+
+// PEQuiet completes c's operations to the PEs pes (numbers in c's team; OpenSHMEM 1.6's
+// shmem_pe_quiet): on shared memory they are complete already, so a full barrier orders
+// them, as Quiet's; to other nodes c's own transport flushes only those PEs' endpoints.
+// arg names pes in messages; every PE is checked before anything is done.
+func (c *Ctx) PEQuiet(who, arg string, pes []int) {
+	c.check(who)
+	size := c.Team.G.Size
+	var far []int
+	for i, pe := range pes {
+		if uint(pe) >= uint(size) {
+			panic(fmt.Sprintf("%s: %s[%d] = %d: PE out of range [0,%d)", who, arg, i, pe, size))
+		}
+		if w := c.Team.G.PE(pe); !local(w) {
+			far = append(far, w)
+		}
+	}
+	if len(pes) == 0 {
+		return // the specification: target_pes is ignored, nothing is done
+	}
+	shm.FenceFull()
+	if len(far) == 0 || c.remote == nil {
+		return
+	}
+	if q, ok := c.remote.(peQuieter); ok {
+		q.QuietPEs(far)
+		return
+	}
+	c.remote.Quiet()
 }
 
 // The remote part's calls stay out of line, so Quiet and Fence inline into the hot paths.

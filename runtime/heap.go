@@ -32,23 +32,12 @@ func heapInit() {
 // allocate finds the first free span that fits size bytes at the alignment.
 func allocate(size, align uintptr) (uintptr, bool) {
 	size = (size + MinAlign - 1) &^ (MinAlign - 1)
-	for i, s := range heap.free {
+	for _, s := range heap.free {
 		off := (s.off + align - 1) &^ (align - 1)
 		if off < s.off || off+size > s.end || off+size < off {
 			continue
 		}
-		// Split the span: a gap before (alignment) and a rest after may remain.
-		rest := []span{}
-		if off > s.off {
-			rest = append(rest, span{s.off, off})
-		}
-		if off+size < s.end {
-			rest = append(rest, span{off + size, s.end})
-		}
-		heap.free = append(heap.free[:i], append(rest, heap.free[i+1:]...)...)
-		heap.used[off] = size
-		heap.inUse += size
-		return off, true
+		return off, carve(off, size) // a gap before (alignment) and a rest after may remain
 	}
 	return 0, false
 }
@@ -77,12 +66,45 @@ func release(off uintptr) bool {
 	return true
 }
 
-// growInPlace extends the allocation at off to size bytes if the span after it is free.
-func growInPlace(off, size uintptr) bool {
+// carve takes [off, off+size) out of the free span that holds it; false when none does.
+func carve(off, size uintptr) bool {
+	for i, s := range heap.free {
+		if off < s.off || off+size > s.end {
+			continue
+		}
+		rest := []span{}
+		if off > s.off {
+			rest = append(rest, span{s.off, off})
+		}
+		if off+size < s.end {
+			rest = append(rest, span{off + size, s.end})
+		}
+		heap.free = append(heap.free[:i], append(rest, heap.free[i+1:]...)...)
+		heap.used[off] = size
+		heap.inUse += size
+		return true
+	}
+	return false
+}
+
+// resize changes the allocation at off to size bytes (not 0) and returns its offset, which
+// differs from off when the contents must move there (they may overlap: move them with
+// memmove), or false when the heap has no room (the allocation stays as it was). A heap
+// filled to the brim must still let blocks grow and shrink, so in order: a shrink gives
+// its tail back; a growth takes the free span after the block when it suffices; else the
+// block is released and the first fit taken, which may be the free span before it, the
+// block and the one after it together (a slide); else the block is restored.
+func resize(off, size uintptr) (uintptr, bool) {
 	old := heap.used[off]
 	size = (size + MinAlign - 1) &^ (MinAlign - 1)
-	if size <= old {
-		return false // shrinking moves nothing and keeps the allocation as it is
+	switch {
+	case size == old:
+		return off, true
+	case size < old:
+		heap.used[off] = size
+		heap.used[off+size] = old - size
+		release(off + size)
+		return off, true
 	}
 	end := off + old
 	for i, s := range heap.free {
@@ -93,10 +115,18 @@ func growInPlace(off, size uintptr) bool {
 			}
 			heap.used[off] = size
 			heap.inUse += size - old
-			return true
+			return off, true
+		}
+		if s.off > end {
+			break
 		}
 	}
-	return false
+	release(off)
+	if noff, ok := allocate(size, MinAlign); ok {
+		return noff, true
+	}
+	carve(off, old) // the span it left is still free: the same place again
+	return off, false
 }
 
 func largestFree() uintptr {
@@ -211,14 +241,13 @@ func Realloc(who string, p unsafe.Pointer, size uintptr) (unsafe.Pointer, error)
 	}
 	heap.mu.Lock()
 	q, err := p, error(nil)
-	if !growInPlace(off, size) && size > old {
-		if noff, ok := allocate(size, MinAlign); ok {
-			q = unsafe.Add(mySeg, int(heapOff+noff))
-			copy(unsafe.Slice((*byte)(q), old), unsafe.Slice((*byte)(p), old))
-			release(off)
-		} else {
-			err = exhausted(who, size)
-		}
+	if noff, ok := resize(off, size); !ok {
+		err = exhausted(who, size)
+	} else if noff != off {
+		q = unsafe.Add(mySeg, int(heapOff+noff))
+		// The new block may overlap the old one (a slide into the free span before it):
+		// copy is a memmove.
+		copy(unsafe.Slice((*byte)(q), min(old, size)), unsafe.Slice((*byte)(p), min(old, size)))
 	}
 	heap.mu.Unlock()
 	barrierAll(who)

@@ -14,7 +14,7 @@ import (
 const (
 	Version   = "0.1.0"
 	SpecMajor = 1
-	SpecMinor = 5
+	SpecMinor = 6
 	Vendor    = "goshmem"
 )
 

@@ -42,7 +42,7 @@ static void setup(void)
 	int major, minor;
 	char name[SHMEM_MAX_NAME_LEN];
 	shmem_info_get_version(&major, &minor);
-	CHECK(major == 1 && minor == 5, "version %d.%d", major, minor);
+	CHECK(major == 1 && minor == 6 && SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION == 6, "version %d.%d", major, minor);
 	shmem_info_get_name(name);
 	CHECK(strcmp(name, SHMEM_VENDOR_STRING) == 0, "name %s", name);
 	CHECK(shmem_pe_accessible(npes - 1) && !shmem_pe_accessible(npes), "pe_accessible");

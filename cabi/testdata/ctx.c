@@ -2,7 +2,8 @@
  * zctx.c, generated, on a team context whose PE numbers differ from the world's; the C11
  * selections with and without a context; the management routines; SHMEM_CTX_INVALID; static
  * data), locks, the profiling interface (this program intercepts shmem_barrier_all), the
- * 1.6 routines (shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget, shmem_signal_add/set),
+ * 1.6 routines (shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget, shmem_signal_add/set,
+ * shmem_pe_quiet, sessions, and the scans of every type, zctx.c, on a team and the world),
  * the C11 forms shmem_sync(team) and shmem_and_reduce on int, the deprecated spellings.
  * Passes at any number of PEs. */
 #include <pshmem.h>
@@ -48,6 +49,13 @@ static void contexts(int me, int n)
 		CHECK(shmem_team_create_ctx(team, 0, &none) != 0 && none == SHMEM_CTX_INVALID);
 	}
 	ctx_typed_tests(ctx, shmem_team_my_pe(team), shmem_team_n_pes(team));
+	scan_typed_tests(team, shmem_team_my_pe(team));
+	scan_typed_tests(SHMEM_TEAM_WORLD, me);
+	if (ctx != SHMEM_CTX_INVALID) { /* quiet towards some of the team's PEs, by team number */
+		int tn = shmem_team_n_pes(team), tme = shmem_team_my_pe(team);
+		int tpes[2] = {(tme + 1) % tn, 0};
+		shmem_ctx_pe_quiet(ctx, tpes, 2);
+	}
 	shmem_ctx_destroy(ctx);
 	shmem_team_destroy(team);
 	shmem_team_destroy(SHMEM_TEAM_INVALID); /* nothing */
@@ -148,8 +156,12 @@ static void newer(int me, int n)
 	/* shmem_team_ptr, SHMEM_TEAM_NODE */
 	CHECK(shmem_team_ptr(SHMEM_TEAM_INVALID, x, 0) == NULL);
 	CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, x, next) == shmem_ptr(x, next));
-	CHECK(shmem_team_n_pes(SHMEM_TEAM_NODE) == n && shmem_team_my_pe(SHMEM_TEAM_NODE) == me);
-	long *peer = shmem_team_ptr(SHMEM_TEAM_NODE, &x[31], next);
+	/* The node's team: every PE on one node; across nodes, the PEs of mine. */
+	int nn = shmem_team_n_pes(SHMEM_TEAM_NODE), nme = shmem_team_my_pe(SHMEM_TEAM_NODE);
+	CHECK(nn == shmem_team_n_pes(SHMEM_TEAM_SHARED) && nme == shmem_team_my_pe(SHMEM_TEAM_SHARED));
+	CHECK(nn >= 1 && nn <= n && nme >= 0 && nme < nn);
+	int nprev = shmem_team_translate_pe(SHMEM_TEAM_NODE, (nme + nn - 1) % nn, SHMEM_TEAM_WORLD);
+	long *peer = shmem_team_ptr(SHMEM_TEAM_NODE, &x[31], (nme + 1) % nn);
 	CHECK(peer != NULL);
 	*peer = me;
 
@@ -169,7 +181,7 @@ static void newer(int me, int n)
 	CHECK(x[6] == p + 4 && x[7] == p + 5 && x[8] == -1);
 	CHECK(x[10] == p && x[11] == -1 && x[14] == p + 1 && x[18] == p + 2 && x[19] == -1);
 	CHECK(x[20] == p && x[21] == -1 && x[22] == p + 2 && x[24] == p + 4);
-	CHECK(x[31] == prev && sig[0] == 7);
+	CHECK(x[31] == nprev && sig[0] == 7);
 	if (me == 0)
 		CHECK(sig[1] == (uint64_t)n && sig[2] == 2 * (uint64_t)n);
 	long back[9] = {0};
@@ -178,6 +190,40 @@ static void newer(int me, int n)
 	CHECK(back[7] == me * 100L + 5 && back[8] == 0);
 	shmem_ctx_long_ibget(SHMEM_CTX_DEFAULT, back, &x[10], 1, 4, 1, 3, next);
 	CHECK(back[0] == me * 100L && back[1] == me * 100L + 1 && back[2] == me * 100L + 2);
+
+	/* shmem_pe_quiet: a put to the next PE, completed towards it only, then a flag behind
+	 * it; npes 0 ignores target_pes; SHMEM_CTX_INVALID does nothing. */
+	int targets[3] = {next, prev, next};
+	shmem_long_p(&x[28], me + 1000L, next);
+	shmem_pe_quiet(targets, 3);
+	shmem_pe_quiet(NULL, 0);
+	shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, &targets[1], 1);
+	shmem_ctx_pe_quiet(SHMEM_CTX_INVALID, targets, 3);
+	shmem_signal_set(&sig[3], 1, next);
+	shmem_signal_wait_until(&sig[3], SHMEM_CMP_EQ, 1);
+	CHECK(x[28] == prev + 1000L);
+
+	/* Sessions: hints; the operations inside behave as outside. */
+	shmem_ctx_session_config_t cfg = {.total_ops = 64};
+	shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_CTX_SESSION_BATCH, &cfg, SHMEM_CTX_SESSION_TOTAL_OPS);
+	shmem_ctx_session_start(SHMEM_CTX_DEFAULT, 0, NULL, 0); /* or'ed into the started one */
+	for (int i = 0; i < 64; i++)
+		shmem_long_atomic_add(&x[29], 1, next);
+	shmem_ctx_session_stop(SHMEM_CTX_DEFAULT);
+	shmem_ctx_session_stop(SHMEM_CTX_DEFAULT); /* stopped already: nothing */
+	shmem_ctx_session_start(SHMEM_CTX_INVALID, SHMEM_CTX_SESSION_BATCH, NULL, 0);
+	shmem_ctx_session_stop(SHMEM_CTX_INVALID);
+	shmem_barrier_all();
+	CHECK(x[29] == -1 + 64);
+
+	/* C11 scans over the basic types. */
+	long *ls = shmem_malloc(2 * sizeof(long));
+	double *ds = shmem_malloc(2 * sizeof(double));
+	ls[0] = me + 1, ds[0] = 0.5 * me;
+	CHECK(shmem_sum_inscan(SHMEM_TEAM_WORLD, &ls[1], &ls[0], 1) == 0 && ls[1] == (long)(me + 1) * (me + 2) / 2);
+	CHECK(shmem_sum_exscan(SHMEM_TEAM_WORLD, &ds[1], &ds[0], 1) == 0 && ds[1] == 0.25 * me * (me - 1));
+	shmem_free(ds);
+	shmem_free(ls);
 
 	/* C11: shmem_sync(team) beside the active-set form; a bitwise reduction on int. */
 	CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0);

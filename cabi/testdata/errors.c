@@ -76,6 +76,22 @@ int main(int argc, char **argv)
 		shmem_ctx_long_atomic_add(ctx, heap, 1, 1); /* PE 1 of a one-PE team; nothing on the others */
 	} else if (strcmp(c, "ctx-default-destroy") == 0)
 		shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
+	else if (strcmp(c, "pe-quiet-pe") == 0) {
+		int pes[2] = {0, npes};
+		shmem_pe_quiet(pes, 2);
+	} else if (strcmp(c, "pe-quiet-null") == 0)
+		shmem_pe_quiet(NULL, 1);
+	else if (strcmp(c, "pe-quiet-negative") == 0) {
+		int pes[1] = {0};
+		shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, pes, (size_t)-2);
+	} else if (strcmp(c, "scan-team") == 0)
+		shmem_long_sum_inscan(SHMEM_TEAM_INVALID, heap, heap, 1);
+	else if (strcmp(c, "scan-overlap") == 0)
+		shmem_long_sum_exscan(SHMEM_TEAM_WORLD, heap + 1, heap, 4);
+	else if (strcmp(c, "session-options") == 0)
+		shmem_ctx_session_start(SHMEM_CTX_DEFAULT, 1L << 9, NULL, 0);
+	else if (strcmp(c, "session-config") == 0)
+		shmem_ctx_session_start(SHMEM_CTX_DEFAULT, SHMEM_CTX_SESSION_BATCH, NULL, SHMEM_CTX_SESSION_TOTAL_OPS);
 	else if (strcmp(c, "to-all-outside") == 0) {
 		/* PE 1 calls a reduction over the active set {PE 0}: nothing happens (Open MPI's way). */
 		static int d[1], src[1] = {5}, w[SHMEM_REDUCE_MIN_WRKDATA_SIZE];

@@ -208,6 +208,42 @@ static void test_sized_##S(shmem_ctx_t ctx, int tme, int tn) \
 	shmem_free(buf); \
 }
 
+
+/* Scans (OpenSHMEM 1.6) of one type on a team against the serial model, a loop over the
+ * members in order in the type's own arithmetic (which wraps as the library's does): the
+ * inclusive scan into another buffer, the exclusive one in place, the C11 selection. */
+#define TEST_SCAN(N, T)                                                                      \
+	static void test_scan_##N(shmem_team_t team, int tme)                                \
+	{                                                                                    \
+		enum { NE = 37 };                                                            \
+		T *src = shmem_malloc(2 * NE * sizeof(T)), *dst = src + NE;                  \
+		for (int i = 0; i < NE; i++)                                                 \
+			src[i] = CTX_VAL(T, tme, i), dst[i] = (T)-1;                         \
+		if (team != SHMEM_TEAM_INVALID) {                                            \
+			if (shmem_##N##_sum_inscan(team, dst, src, NE) != 0)                 \
+				ctx_fail("sum_inscan's result", #N, -1);                     \
+			for (int i = 0; i < NE; i++) {                                       \
+				T ref = 0;                                                   \
+				for (int k = 0; k <= tme; k++)                               \
+					ref = (T)(ref + CTX_VAL(T, k, i));                   \
+				if (dst[i] != ref)                                           \
+					ctx_fail("sum_inscan", #N, i);                       \
+			}                                                                    \
+			if (shmem_##N##_sum_exscan(team, src, src, NE) != 0)                 \
+				ctx_fail("sum_exscan's result", #N, -1);                     \
+			for (int i = 0; i < NE; i++) {                                       \
+				T ref = 0;                                                   \
+				for (int k = 0; k < tme; k++)                                \
+					ref = (T)(ref + CTX_VAL(T, k, i));                   \
+				if (src[i] != ref)                                           \
+					ctx_fail("sum_exscan in place", #N, i);              \
+			}                                                                    \
+			if (shmem_##N##_sum_inscan(team, NULL, NULL, 0) != 0)                \
+				ctx_fail("sum_inscan of nothing", #N, -1);                   \
+		}                                                                            \
+		shmem_barrier_all();                                                         \
+		shmem_free(src);                                                             \
+	}
 TEST_RMA(float, float)
 TEST_RMA(double, double)
 TEST_RMA(longdouble, long double)
@@ -270,6 +306,32 @@ TEST_SIZED(16)
 TEST_SIZED(32)
 TEST_SIZED(64)
 TEST_SIZED(128)
+TEST_SCAN(char, char)
+TEST_SCAN(schar, signed char)
+TEST_SCAN(short, short)
+TEST_SCAN(int, int)
+TEST_SCAN(long, long)
+TEST_SCAN(longlong, long long)
+TEST_SCAN(ptrdiff, ptrdiff_t)
+TEST_SCAN(uchar, unsigned char)
+TEST_SCAN(ushort, unsigned short)
+TEST_SCAN(uint, unsigned int)
+TEST_SCAN(ulong, unsigned long)
+TEST_SCAN(ulonglong, unsigned long long)
+TEST_SCAN(int8, int8_t)
+TEST_SCAN(int16, int16_t)
+TEST_SCAN(int32, int32_t)
+TEST_SCAN(int64, int64_t)
+TEST_SCAN(uint8, uint8_t)
+TEST_SCAN(uint16, uint16_t)
+TEST_SCAN(uint32, uint32_t)
+TEST_SCAN(uint64, uint64_t)
+TEST_SCAN(size, size_t)
+TEST_SCAN(float, float)
+TEST_SCAN(double, double)
+TEST_SCAN(longdouble, long double)
+TEST_SCAN(complexd, double _Complex)
+TEST_SCAN(complexf, float _Complex)
 
 /* Every test above on ctx; tme and tn: this PE's number in the context's team and its
  * size (ctx is SHMEM_CTX_INVALID on PEs outside it, which take part in the barriers only). */
@@ -337,4 +399,36 @@ static void ctx_typed_tests(shmem_ctx_t ctx, int tme, int tn)
 	test_sized_32(ctx, tme, tn);
 	test_sized_64(ctx, tme, tn);
 	test_sized_128(ctx, tme, tn);
+}
+
+/* The scans of every type of their table on team (SHMEM_TEAM_INVALID on PEs outside it,
+ * which take part in the allocations only); tme is this PE's number in it. */
+static void scan_typed_tests(shmem_team_t team, int tme)
+{
+	test_scan_char(team, tme);
+	test_scan_schar(team, tme);
+	test_scan_short(team, tme);
+	test_scan_int(team, tme);
+	test_scan_long(team, tme);
+	test_scan_longlong(team, tme);
+	test_scan_ptrdiff(team, tme);
+	test_scan_uchar(team, tme);
+	test_scan_ushort(team, tme);
+	test_scan_uint(team, tme);
+	test_scan_ulong(team, tme);
+	test_scan_ulonglong(team, tme);
+	test_scan_int8(team, tme);
+	test_scan_int16(team, tme);
+	test_scan_int32(team, tme);
+	test_scan_int64(team, tme);
+	test_scan_uint8(team, tme);
+	test_scan_uint16(team, tme);
+	test_scan_uint32(team, tme);
+	test_scan_uint64(team, tme);
+	test_scan_size(team, tme);
+	test_scan_float(team, tme);
+	test_scan_double(team, tme);
+	test_scan_longdouble(team, tme);
+	test_scan_complexd(team, tme);
+	test_scan_complexf(team, tme);
 }

@@ -34,10 +34,21 @@ func (m *Model) ctxTest() []byte {
 		p("TEST_SIZED(%d)\n", s)
 		calls = append(calls, fmt.Sprintf("test_sized_%d", s))
 	}
+	var scans []string
+	for _, c := range family(m.all, scanTypes) {
+		p("TEST_SCAN(%s, %s)\n", c.Name, c.C)
+		scans = append(scans, "test_scan_"+c.Name)
+	}
 	p("\n/* Every test above on ctx; tme and tn: this PE's number in the context's team and its\n * size (ctx is SHMEM_CTX_INVALID on PEs outside it, which take part in the barriers only). */\n")
 	p("static void ctx_typed_tests(shmem_ctx_t ctx, int tme, int tn)\n{\n")
 	for _, c := range calls {
 		p("\t%s(ctx, tme, tn);\n", c)
+	}
+	p("}\n")
+	p("\n/* The scans of every type of their table on team (SHMEM_TEAM_INVALID on PEs outside it,\n * which take part in the allocations only); tme is this PE's number in it. */\n")
+	p("static void scan_typed_tests(shmem_team_t team, int tme)\n{\n")
+	for _, c := range scans {
+		p("\t%s(team, tme);\n", c)
 	}
 	p("}\n")
 	return b.Bytes()
@@ -254,4 +265,40 @@ static void test_sized_##S(shmem_ctx_t ctx, int tme, int tn) \
 	shmem_free(buf); \
 }
 
+
+/* Scans (OpenSHMEM 1.6) of one type on a team against the serial model, a loop over the
+ * members in order in the type's own arithmetic (which wraps as the library's does): the
+ * inclusive scan into another buffer, the exclusive one in place, the C11 selection. */
+#define TEST_SCAN(N, T)                                                                      \
+	static void test_scan_##N(shmem_team_t team, int tme)                                \
+	{                                                                                    \
+		enum { NE = 37 };                                                            \
+		T *src = shmem_malloc(2 * NE * sizeof(T)), *dst = src + NE;                  \
+		for (int i = 0; i < NE; i++)                                                 \
+			src[i] = CTX_VAL(T, tme, i), dst[i] = (T)-1;                         \
+		if (team != SHMEM_TEAM_INVALID) {                                            \
+			if (shmem_##N##_sum_inscan(team, dst, src, NE) != 0)                 \
+				ctx_fail("sum_inscan's result", #N, -1);                     \
+			for (int i = 0; i < NE; i++) {                                       \
+				T ref = 0;                                                   \
+				for (int k = 0; k <= tme; k++)                               \
+					ref = (T)(ref + CTX_VAL(T, k, i));                   \
+				if (dst[i] != ref)                                           \
+					ctx_fail("sum_inscan", #N, i);                       \
+			}                                                                    \
+			if (shmem_##N##_sum_exscan(team, src, src, NE) != 0)                 \
+				ctx_fail("sum_exscan's result", #N, -1);                     \
+			for (int i = 0; i < NE; i++) {                                       \
+				T ref = 0;                                                   \
+				for (int k = 0; k < tme; k++)                                \
+					ref = (T)(ref + CTX_VAL(T, k, i));                   \
+				if (src[i] != ref)                                           \
+					ctx_fail("sum_exscan in place", #N, i);              \
+			}                                                                    \
+			if (shmem_##N##_sum_inscan(team, NULL, NULL, 0) != 0)                \
+				ctx_fail("sum_inscan of nothing", #N, -1);                   \
+		}                                                                            \
+		shmem_barrier_all();                                                         \
+		shmem_free(src);                                                             \
+	}
 `

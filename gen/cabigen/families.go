@@ -23,6 +23,9 @@ const (
 	reduceOrdTypes   = "char schar short int long longlong ptrdiff uchar ushort uint ulong ulonglong int8 int16 int32 int64 uint8 uint16 uint32 uint64 size float double longdouble"
 	reduceArithTypes = reduceOrdTypes + " complexd complexf"
 
+	// Scans (OpenSHMEM 1.6): the types of the sum reduction.
+	scanTypes = reduceArithTypes
+
 	// Active-set reductions (shmem_TYPENAME_OP_to_all), likewise.
 	toAllBitTypes   = "short int long longlong"
 	toAllOrdTypes   = "short int long longlong float double longdouble"

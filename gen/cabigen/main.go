@@ -154,11 +154,12 @@ func (m *Model) header(consts []Const) []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("/* %s */\n", header)
-	p(`/* shmem.h: the OpenSHMEM 1.5 C API of goshmem (libgoshmem). Compile and link with shmemcc;
+	p(`/* shmem.h: the OpenSHMEM 1.6 C API of goshmem (libgoshmem). Compile and link with shmemcc;
  * run with shmemrun. Symmetric data: memory from shmem_malloc and friends, and the program's
- * global and static variables (when linked against libgoshmem.so). Also OpenSHMEM 1.6's
- * shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget and shmem_signal_add/set; pshmem.h is
- * the profiling interface. */
+ * global and static variables (when linked against libgoshmem.so). OpenSHMEM 1.6's additions
+ * to 1.5: shmem_team_ptr, SHMEM_TEAM_NODE, shmem_ibput/ibget, shmem_signal_add/set,
+ * shmem_pe_quiet, sessions (shmem_ctx_session_start/stop) and the scans
+ * (shmem_TYPENAME_sum_inscan/exscan). pshmem.h is the profiling interface. */
 #ifndef SHMEM_H
 #define SHMEM_H
 
@@ -219,6 +220,11 @@ typedef struct goshmem_ctx *shmem_ctx_t;
 extern struct goshmem_ctx goshmem_ctx_default;
 #define SHMEM_CTX_DEFAULT (&goshmem_ctx_default)
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+
+/* Communication sessions (OpenSHMEM 1.6): hints about a context's coming operations. */
+typedef struct {
+	size_t total_ops;
+} shmem_ctx_session_config_t;
 `)
 	for i, s := range m.sections {
 		p("\n/* %s */\n", s.Title)

@@ -203,6 +203,9 @@ func sections() []Section {
 			{Proto: "int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)", Body: "return goshmem_ctx_create({R}, (uintptr_t)team, options, (void **)ctx);"},
 			{Proto: "void shmem_ctx_destroy(shmem_ctx_t ctx)", Body: "goshmem_ctx_destroy({R}, ctx);"},
 			{Proto: "int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)", Body: "return goshmem_ctx_get_team({R}, ctx, (uintptr_t *)team);"},
+			// OpenSHMEM 1.6: sessions, hints recorded (see shmem.Ctx.SessionStart).
+			{Proto: "void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask)", Body: "goshmem_ctx_session_start({R}, ctx, options, (void *)config, config_mask);"},
+			{Proto: "void shmem_ctx_session_stop(shmem_ctx_t ctx)", Body: "goshmem_ctx_session_stop({R}, ctx);"},
 		}},
 		{"Remote memory access, typed: " + rmaNote, withCtx([]Routine{
 			{Types: rmaTypes, Generic: "shmem_put", Proto: "void shmem_{N}_put({T} *dest, const {T} *source, size_t nelems, int pe)", Body: "goshmem_fast_put({R}, {CTX}, dest, source, goshmem_nbytes({R}, nelems, sizeof({T})), pe);"},
@@ -247,6 +250,8 @@ func sections() []Section {
 		{"Memory ordering", withCtx([]Routine{
 			{Proto: "void shmem_quiet(void)", Body: "goshmem_fast_quiet({R}, {CTX});"},
 			{Proto: "void shmem_fence(void)", Body: "goshmem_fast_fence({R}, {CTX});"},
+			// OpenSHMEM 1.6: quiet towards some PEs only.
+			{Proto: "void shmem_pe_quiet(const int *target_pes, size_t npes)", Body: "goshmem_pe_quiet({R}, {CTX}, (int32_t *)target_pes, npes);"},
 		})},
 		{"Distributed locking: lock is a symmetric long, 0 when free (a fair queue lock; clear_lock completes this PE's operations first)", []Routine{
 			{Proto: "void shmem_set_lock(long *lock)", Body: "goshmem_lock({R}, GOSHMEM_LOCK_SET, lock);"},
@@ -280,6 +285,12 @@ func sections() []Section {
 			{Proto: "int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)", Body: "return goshmem_alltoall_team({R}, (uintptr_t)team, dest, (void *)source, dst, sst, nelems, 1);"},
 		}},
 		{"Reductions: teams", reduceRoutines(false)},
+		{"Scans (OpenSHMEM 1.6): prefix sums over a team, inclusive or exclusive", []Routine{
+			{Types: scanTypes, Generic: "shmem_sum_inscan", Proto: "int shmem_{N}_sum_inscan(shmem_team_t team, {T} *dest, const {T} *source, size_t nelems)",
+				Body: "return goshmem_scan({R}, {TI}, (uintptr_t)team, dest, (void *)source, nelems, 1);", NoGo: "return goshmem_ld_scan({R}, goshmem_ld_sum, team, dest, source, nelems, 1);"},
+			{Types: scanTypes, Generic: "shmem_sum_exscan", Proto: "int shmem_{N}_sum_exscan(shmem_team_t team, {T} *dest, const {T} *source, size_t nelems)",
+				Body: "return goshmem_scan({R}, {TI}, (uintptr_t)team, dest, (void *)source, nelems, 0);", NoGo: "return goshmem_ld_scan({R}, goshmem_ld_sum, team, dest, source, nelems, 0);"},
+		}},
 		{"Reductions: active sets (pWrk holds max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements)", reduceRoutines(true)},
 		{"Deprecated", []Routine{
 			// The cache routines of OpenSHMEM 1.0: no-ops (every PE's memory is coherent).

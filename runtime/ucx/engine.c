@@ -331,6 +331,29 @@ int gsx_fence(gsx_worker *w) {
 	int s = wait_answered(w);
 	return s ? s : ucp_worker_fence(w->w);
 }
+
+// gsx_flush_pes completes the worker's operations to the PEs pes only (shmem_pe_quiet):
+// each endpoint's flush is started, in batches, then waited for; an endpoint not made (a
+// PE of my node, reached through shared memory) has nothing to flush. Strided messages
+// are waited for whichever PE they went to (their answers are counted per worker).
+int gsx_flush_pes(gsx_worker *w, const int *pes, int n) {
+	if (!w->unflushed) return wait_answered(w);
+	enum { batch = 64 };
+	ucs_status_ptr_t r[batch];
+	int rc = 0;
+	for (int i = 0; i < n; i += batch) {
+		int k = 0;
+		for (int j = i; j < n && j < i + batch; j++) {
+			if (pes[j] < 0 || pes[j] >= w->npes || w->ep[pes[j]] == NULL) continue;
+			r[k++] = ucp_ep_flush_nbx(w->ep[pes[j]], &noparam);
+		}
+		for (int j = 0; j < k; j++) {
+			int s = wait(w, r[j]);
+			if (s != 0 && rc == 0) rc = s;
+		}
+	}
+	return rc ? rc : wait_answered(w);
+}
 int gsx_workers(void) {
 	int n = 0;
 	for (gsx_worker *o = serving; o != NULL; o = o->next) n++;

@@ -34,6 +34,7 @@ gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size);
 int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size);
 void gsx_set_yield(int y);
 int gsx_flush(gsx_worker *w);
+int gsx_flush_pes(gsx_worker *w, const int *pes, int n);
 int gsx_fence(gsx_worker *w);
 int gsx_progress(gsx_worker *w);
 int gsx_workers(void);

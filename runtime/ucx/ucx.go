@@ -226,6 +226,15 @@ func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64
 // Flush completes every operation the worker started (shmem_quiet).
 func (w *Worker) Flush() error { return ucsErr("ucp_worker_flush_nbx", C.gsx_flush(w.w)) }
 
+// FlushPEs completes the operations the worker started to the PEs pes only
+// (shmem_pe_quiet): their endpoints' flushes.
+func (w *Worker) FlushPEs(pes []int32) error {
+	if len(pes) == 0 {
+		return nil
+	}
+	return ucsErr("ucp_ep_flush_nbx", C.gsx_flush_pes(w.w, (*C.int)(unsafe.Pointer(&pes[0])), C.int(len(pes))))
+}
+
 // Fence orders the operations started before it before those started after it.
 func (w *Worker) Fence() error { return ucsErr("ucp_worker_fence", C.gsx_fence(w.w)) }
 

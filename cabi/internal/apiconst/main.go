@@ -38,6 +38,8 @@ func main() {
 		{"SHMEM_CTX_SERIALIZED", cLong(int64(shmem.CtxSerialized))},
 		{"SHMEM_CTX_PRIVATE", cLong(int64(shmem.CtxPrivate))},
 		{"SHMEM_CTX_NOSTORE", cLong(int64(shmem.CtxNostore))},
+		{"SHMEM_CTX_SESSION_BATCH", cLong(int64(shmem.CtxSessionBatch))},
+		{"SHMEM_CTX_SESSION_TOTAL_OPS", cLong(int64(shmem.CtxSessionTotalOps))},
 	} {
 		switch v := c.value.(type) {
 		case string:
