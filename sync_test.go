@@ -48,8 +48,9 @@ func TestSyncForms(t *testing.T) {
 
 func syncForms[T shmem.Sync](t *testing.T, lo, mid, hi T) {
 	t.Helper()
-	// 13: odd, so 16-bit arrays end mid-word; 77: whole vectors of the scan kernels, and a tail.
-	for _, k := range []int{13, 77} {
+	// 1: the scalar test of one element; 13: odd, so 16-bit arrays end mid-word; 77: whole
+	// vectors of the scan kernels, and a tail.
+	for _, k := range []int{1, 13, 77} {
 		syncFormsLen(t, k, lo, mid, hi)
 	}
 }
@@ -160,6 +161,9 @@ func syncFormsLen[T shmem.Sync](t *testing.T, k int, lo, mid, hi T) {
 			switch me {
 			case 1:
 				for _, i := range []int{k - 1, 3, 0, 8} {
+					if i >= k {
+						continue
+					}
 					shmem.P(&ivars[i], after, 0)
 					if form < 3 { // the Any and Some forms need one element
 						break

@@ -1,7 +1,8 @@
-// Package kernels holds the combine and strided-copy kernels of the collectives and the bulk
-// byte copy of puts, gets and block copies (Copy): a pure-Go reference for each, AVX2 and
-// AVX-512 versions on amd64 (generated with avo; Copy: REP MOVSB), NEON on arm64, and
-// dispatch on CPU features computed once at start-up.
+// Package kernels holds the combine and strided-copy kernels of the collectives, the bulk
+// byte copy of puts, gets and block copies (Copy) and the scans of the wait/test family
+// (ScanSome, ScanFirst; scan.go): a pure-Go reference for each, AVX2 and AVX-512 versions on
+// amd64 (generated with avo; Copy: REP MOVSB), NEON on arm64, and dispatch on CPU features
+// computed once at start-up.
 //
 // Combine semantics, for every element type and path:
 //

@@ -13,23 +13,27 @@ import (
 // Atomicity and order. The flags are written by other PEs while a scan reads them, so a scan
 // must never see an element torn (half old, half new) and must read each element once, so
 // that the index it reports is of a value it compared. Every element is naturally aligned
-// (Go and C both align int16/int32/int64 to their size; the API checks symmetric addresses),
+// (Go and C both align int16/int32/int64 to their size, and shmem's wait/test routines reject
+// an ivars array that is not: rt.LocalTarget),
 // and each is read exactly once per scan, by one vector load or, in the reference and the
 // tails, by one sync/atomic load (a 16-bit element through its aligned 32-bit container).
 //
 //   - arm64: LD1 with the element's arrangement is, by the Arm architecture's definition of
-//     single-copy atomicity (Arm ARM B2.2.1), a sequence of element accesses, each
+//     single-copy atomicity (Arm ARM DDI 0487, B2.2.1), a sequence of element accesses, each
 //     single-copy atomic when the element is aligned to its size. The kernels end with
 //     DMB ISHLD, so later reads (the data the flags announce) are ordered after the scan's,
 //     as the LDAR of an atomic load orders them.
-//   - amd64: neither vendor promises that a 32- or 64-byte load is one access; both promise
-//     that an aligned load of up to 8 bytes is atomic (Intel SDM vol. 3A 9.1.1, AMD APM vol.
-//     2 7.3.2), and a wider load is carried out as accesses that each cover whole aligned
-//     8-byte chunks of it (never a piece of one): an aligned element of 2, 4 or 8 bytes lies
-//     inside one aligned 8-byte chunk, so it is read whole, and once. Vector loads of
-//     write-back memory are ordered like other loads (TSO: loads are not reordered with
-//     loads), so a scan has acquire order as MOV does. AVX-512's masked loads read only the
-//     lanes in range and suppress faults beyond them.
+//   - amd64: the vendors promise atomicity for aligned loads of up to 8 bytes (Intel SDM vol.
+//     3A 9.1.1, AMD APM vol. 2 7.3.2) and, on AVX CPUs, for 16-byte-aligned VMOVDQA; of a
+//     32- or 64-byte VMOVDQU they say only that it may be carried out as several accesses.
+//     The argument rests on how those accesses are made: a vector load reads each cache
+//     line it touches in one access (a line-split load is two), and a naturally aligned
+//     element of 2, 4 or 8 bytes never crosses a cache line, so it comes whole from one
+//     access. That is how x86 implementations work, not a written promise; the scalar
+//     reference (-tags purego) keeps to the written one. Loads of write-back memory,
+//     vector ones included, are not reordered with other loads (SDM vol. 3A 9.2.2), so a
+//     scan has acquire order as MOV does. AVX-512's masked loads read only the lanes in
+//     range and suppress faults beyond them.
 //
 // A scan reads each element once but not all elements at one instant: like the scalar loop
 // it replaces, its result is a set of elements that each compared true when read.

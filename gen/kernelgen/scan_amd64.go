@@ -17,15 +17,16 @@ import (
 //
 // Element i (i < n) qualifies when st[i] == 0 and p[i] cmp w[i], where w[i] is vals[i], or
 // v's low bits for every i when vals is nil. st advances by sstep bytes per element: 4, or 0
-// with st pointing at a zero block of one vector's statuses (no status array). With idx
+// with st pointing at a zero block of one group's statuses (no status array). With idx
 // non-nil the kernel writes the qualifying indices to idx in increasing order, stops after
 // max (>= 1) and returns the count; with idx nil it returns the first such index or -1.
 // AVX2 kernels take n as a multiple of the lanes (the Go wrapper runs the tail); AVX-512
 // kernels take any n and finish with a masked vector.
 //
-// Each element of p is read once, by one vector load (see kernels/scan.go for why an
-// aligned element is never torn), and the mask of one vector is final before its indices
-// are written.
+// The loop takes groups of up to 4 vectors (as many as have their lane masks fit one 64-bit
+// word), then single vectors, then (AVX-512) the masked tail. Each element of p is read
+// once, by one vector load (see kernels/scan.go for why an aligned element is never torn),
+// and a group's mask is final before its indices are written.
 
 // scanPrim is how a comparison is computed on AVX2: a primitive (== or signed >), with the
 // operands swapped (x < w is w > x) and the result negated (x >= w is !(x < w)).
