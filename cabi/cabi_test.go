@@ -359,7 +359,8 @@ func TestImplicitFinalize(t *testing.T) {
 }
 
 // The headers with g++: the profiling header too, and a C++ program using contexts, locks
-// and the 1.6 routines (compiled only).
+// and the 1.6 routines, checked by g++ alone, then built with shmemc++ and run at 1, 2, 4
+// and 8 PEs.
 func TestCxxContexts(t *testing.T) {
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++")
@@ -382,7 +383,10 @@ int main() {
 	shmem_ctx_destroy(ctx);
 	shmem_pe_quiet(pes, 1);
 	long *s = (long *)shmem_calloc(2, sizeof(long));
-	if (shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0 || pshmem_long_sum_exscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0) return 1;
+	long me = shmem_my_pe();
+	s[0] = me + 1;
+	if (shmem_long_sum_inscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0 || s[1] != (me + 1) * (me + 2) / 2) return 1;
+	if (pshmem_long_sum_exscan(SHMEM_TEAM_WORLD, &s[1], &s[0], 1) != 0 || s[1] != me * (me + 1) / 2) return 1;
 	long *lock = (long *)shmem_calloc(1, sizeof(long));
 	shmem_set_lock(lock);
 	shmem_clear_lock(lock);
@@ -398,6 +402,17 @@ int main() {
 	cmd := exec.Command("g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", src)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, b)
+	}
+	exe := filepath.Join(work.dir, "ctxcc")
+	build := exec.Command(cxxWrapper(t), "-std=c++17", "-Wall", "-Wextra", "-Werror", src, "-o", exe)
+	build.Env = append(os.Environ(), "GOSHMEM_CACHE="+filepath.Join(work.dir, "cache"))
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("shmemc++: %v\n%s", err, b)
+	}
+	for _, n := range []int{1, 2, 4, 8} {
+		if j := run(t, exe, n); j.status != 0 {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
 	}
 }
 

@@ -142,7 +142,7 @@ func TestDefaultN(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	var out, errb bytes.Buffer
-	want := regexp.MustCompile(`^shmemrun \(goshmem \d+\.\d+\.\d+\) OpenSHMEM 1\.5, go1\.\S+ \w+/\w+\n$`)
+	want := regexp.MustCompile(`^shmemrun \(goshmem \d+\.\d+\.\d+\) OpenSHMEM 1\.6, go1\.\S+ \w+/\w+\n$`)
 	if st := run([]string{"--version"}, &out, &errb); st != 0 || !want.MatchString(out.String()) {
 		t.Fatalf("--version: status %d, %q", st, out.String())
 	}
