@@ -357,12 +357,13 @@ func (e *estimator) cost(c Collective, a Algorithm, n int64) int64 {
 		// A barrier; each PE reads its chunk from every peer and writes the result to every
 		// peer (the owners read it after the call); a barrier. No step waits on another's.
 		// The closing barrier's signal is seen only after the writes into the peers' dst
-		// have drained from the store buffer: the last line's transfer, a hand-off more
+		// have drained from the store buffer: the last line's fetch, half a hand-off more
 		// than linear's two barriers around local writes pay. Without it the model chose
-		// direct from 2-4 KiB at 2 PEs, where linear was as fast or faster up to 16 KiB.
+		// direct from 2-4 KiB at 2 PEs, where linear was as fast up to 16 KiB (slow mode;
+		// direct 15% faster from 32 KiB).
 		chunk := (n + int64(len(e.pes)) - 1) / int64(len(e.pes))
 		move := max(e.allPairsSerial(chunk, 2), e.linkTime(2*chunk))
-		return add(add(2*e.dissem()+e.farthest(), move), mul(int64(len(e.pes)-1), e.combine(chunk)))
+		return add(add(2*e.dissem()+e.farthest()/2, move), mul(int64(len(e.pes)-1), e.combine(chunk)))
 	case c == Reduce && a == AlgRing:
 		// 2(N-1) dependent steps; each waits for the predecessor's flag (a hand-off) and
 		// then moves its chunk (ringStep: a hand-off and the data).
