@@ -103,6 +103,7 @@ var (
 	inLib      atomic.Int32
 	libCalls   atomic.Uint32
 	serveAwait atomic.Bool // the progress goroutine waits for libIdle's broadcast
+	waitAsleep atomic.Bool // a wait of the PE sleeps, counting on the progress goroutine
 	libIdle    = sync.NewCond(&sync.Mutex{})
 )
 
@@ -154,7 +155,8 @@ func waitLibIdle() {
 		n := libCalls.Load()
 		idle := inLib.Load() == 0
 		switch {
-		case n == serveSeen && idle:
+		case idle && (n == serveSeen || waitAsleep.Load()):
+			serveSeen = n
 			return
 		case n == serveSeen: // inside since the last look: a wait; sleep until it ends
 			libIdle.L.Lock()

@@ -161,9 +161,11 @@ func netSleep(sleep func()) {
 		sleep()
 		return
 	}
+	waitAsleep.Store(true)
 	netLeave()
 	sleep()
 	netEnter()
+	waitAsleep.Store(false)
 }
 
 // Notify tells PE pe that its memory changed, waking its sleeping waiters. Callers whose
