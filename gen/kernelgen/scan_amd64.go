@@ -218,7 +218,15 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 			if err != nil {
 				panic(err)
 			}
-			g.ins("VPBROADCAST"+w, vb.Addr, wv)
+			if w == "W" {
+				// Through a register: vet's asmdecl rejects a 2-byte read of the 8-byte v.
+				gv, xv := c.GP64(), c.XMM()
+				c.MOVQ(vb.Addr, gv)
+				c.VMOVQ(gv, xv)
+				g.ins("VPBROADCASTW", xv, wv)
+			} else {
+				g.ins("VPBROADCAST"+w, vb.Addr, wv)
+			}
 			if unsigned && !g.isa.AVX512 {
 				c.VPXOR(bias, wv, wv)
 			}

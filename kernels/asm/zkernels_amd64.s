@@ -2640,7 +2640,9 @@ TEXT ·ScanEQI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanEQI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -3525,7 +3527,9 @@ TEXT ·ScanNEI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanNEI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -4440,7 +4444,9 @@ TEXT ·ScanGTI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGTI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -4776,7 +4782,9 @@ TEXT ·ScanGTU16AVX2(SB), NOSPLIT, $8-72
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU16AVX2_vector
-	VPBROADCASTW v+8(FP), Y2
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X2
+	VPBROADCASTW X2, Y2
 	VPXOR        Y1, Y2, Y2
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
@@ -6270,7 +6278,9 @@ TEXT ·ScanGEI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanGEI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -6616,7 +6626,9 @@ TEXT ·ScanGEU16AVX2(SB), NOSPLIT, $8-72
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGEU16AVX2_vector
-	VPBROADCASTW v+8(FP), Y2
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X2
+	VPBROADCASTW X2, Y2
 	VPXOR        Y1, Y2, Y2
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
@@ -8151,7 +8163,9 @@ TEXT ·ScanLTI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLTI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -8487,7 +8501,9 @@ TEXT ·ScanLTU16AVX2(SB), NOSPLIT, $8-72
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU16AVX2_vector
-	VPBROADCASTW v+8(FP), Y2
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X2
+	VPBROADCASTW X2, Y2
 	VPXOR        Y1, Y2, Y2
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
@@ -9972,7 +9988,9 @@ TEXT ·ScanLEI16AVX2(SB), NOSPLIT, $8-72
 	VPXOR        Y0, Y0, Y0
 	TESTQ        CX, CX
 	JNZ          ScanLEI16AVX2_vector
-	VPBROADCASTW v+8(FP), Y1
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X1
+	VPBROADCASTW X1, Y1
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -10318,7 +10336,9 @@ TEXT ·ScanLEU16AVX2(SB), NOSPLIT, $8-72
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLEU16AVX2_vector
-	VPBROADCASTW v+8(FP), Y2
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X2
+	VPBROADCASTW X2, Y2
 	VPXOR        Y1, Y2, Y2
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
@@ -16036,7 +16056,9 @@ TEXT ·ScanEQI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanEQI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -17165,7 +17187,9 @@ TEXT ·ScanNEI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanNEI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -18294,7 +18318,9 @@ TEXT ·ScanGTI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -18665,7 +18691,9 @@ TEXT ·ScanGTU16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGTU16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -20552,7 +20580,9 @@ TEXT ·ScanGEI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -20923,7 +20953,9 @@ TEXT ·ScanGEU16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanGEU16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -22810,7 +22842,9 @@ TEXT ·ScanLTI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -23181,7 +23215,9 @@ TEXT ·ScanLTU16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLTU16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -25068,7 +25104,9 @@ TEXT ·ScanLEI16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEI16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
@@ -25439,7 +25477,9 @@ TEXT ·ScanLEU16AVX512(SB), NOSPLIT, $8-72
 	XORQ         R9, R9
 	TESTQ        CX, CX
 	JNZ          ScanLEU16AVX512_vector
-	VPBROADCASTW v+8(FP), Z0
+	MOVQ         v+8(FP), CX
+	VMOVQ        CX, X0
+	VPBROADCASTW X0, Z0
 	MOVQ         DI, CX
 	SUBQ         $0x00000040, CX
 
