@@ -50,7 +50,7 @@ func barrierAlg(who string, g Group, i int, a *area, alg Alg) {
 // for it: each word has one writer, and nothing needs consuming. On a pSync the words count
 // up and are consumed, so pSync holds SyncValue again when the barrier returns.
 func barrierDissem(who string, g Group, i int, a *area) {
-	if g.Size == 2 && a.epoch != 0 {
+	if g.Size == 2 && a.epoch != 0 && local(g.PE(1-i)) { // the pair's line is shared memory
 		barrierPair(g, i, a)
 		return
 	}
