@@ -106,6 +106,14 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 			}
 		}
 	}
+	if multiNode { // no spin before the bookkeeping above: spin here, as before yielding
+		for range spinBeforeYield {
+			shm.Pause()
+			if done() {
+				return
+			}
+		}
+	}
 	seg := obj.SegHeader(me)
 	for {
 		start := time.Now()
