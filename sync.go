@@ -51,33 +51,12 @@ func compare[T Integer](a T, c Cmp, b T) bool {
 	return a <= b
 }
 
-// load reads *p atomically, so the compiler cannot hoist it out of a polling loop, with
-// acquire ordering: data written before the flag is visible once the flag is. A 16-bit
-// variable is read through its aligned 32-bit container (little-endian).
-func load[T Sync](p *T) T {
-	switch unsafe.Sizeof(*p) {
-	case 8:
-		v := atomic.LoadUint64((*uint64)(unsafe.Pointer(p)))
-		return *(*T)(unsafe.Pointer(&v))
-	case 4:
-		v := atomic.LoadUint32((*uint32)(unsafe.Pointer(p)))
-		return *(*T)(unsafe.Pointer(&v))
-	}
-	return load16(p)
-}
-
-func load16[T Sync](p *T) T {
-	w := atomic.LoadUint32((*uint32)(unsafe.Pointer(uintptr(unsafe.Pointer(p)) &^ 3)))
-	h := uint16(w >> ((uintptr(unsafe.Pointer(p)) & 2) * 8))
-	return *(*T)(unsafe.Pointer(&h))
-}
-
 // WaitUntil waits until the local symmetric *ivar compares to v by cmp.
 func WaitUntil[T Sync](ivar *T, cmp Cmp, v T) {
 	const who = "shmem.WaitUntil"
 	checkVar(who, ivar)
 	cmp.check(who)
-	rt.Await(rt.WaitUntil, 0, func() bool { return compare(load(ivar), cmp, v) })
+	rt.Await(rt.WaitUntil, 0, func() bool { return compare(kernels.LoadAcquire(ivar), cmp, v) })
 }
 
 // Test reports whether the local symmetric *ivar compares to v by cmp.
@@ -85,7 +64,7 @@ func Test[T Sync](ivar *T, cmp Cmp, v T) bool {
 	const who = "shmem.Test"
 	checkVar(who, ivar)
 	cmp.check(who)
-	return idleUnless(compare(load(ivar), cmp, v))
+	return idleUnless(compare(kernels.LoadAcquire(ivar), cmp, v))
 }
 
 // idleUnless passes a test's result through, yielding the CPU first when the test found
@@ -149,7 +128,7 @@ func (s *testSet[T]) holdsBy(i int, cmp Cmp) bool {
 	if s.values != nil {
 		v = s.values[i]
 	}
-	return compare(load(&s.ivars[i]), cmp, v)
+	return compare(kernels.LoadAcquire(&s.ivars[i]), cmp, v)
 }
 
 func (s *testSet[T]) empty() bool {

@@ -181,10 +181,11 @@ type scanInt interface {
 	int16 | int32 | int64 | uint16 | uint32 | uint64
 }
 
-// scanLoad reads *p atomically (a 16-bit element through its aligned 32-bit container,
-// little-endian: the targets with scan kernels and every other Go target but a few
-// big-endian ones, for which the shift is mirrored).
-func scanLoad[T scanInt](p *T) T {
+// LoadAcquire reads *p atomically, with acquire ordering (a 16-bit element through its
+// aligned 32-bit container, little-endian: the targets with scan kernels and every other Go
+// target but a few big-endian ones, for which the shift is mirrored). The references and
+// the wait/test family's one-variable forms read with it.
+func LoadAcquire[T int16 | int32 | int64 | uint16 | uint32 | uint64 | int | uint | uintptr](p *T) T {
 	switch unsafe.Sizeof(*p) {
 	case 8:
 		v := atomic.LoadUint64((*uint64)(unsafe.Pointer(p)))

@@ -141,7 +141,7 @@ func refScanEQI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -169,7 +169,7 @@ func refScanNEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -197,7 +197,7 @@ func refScanGTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -225,7 +225,7 @@ func refScanGEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -253,7 +253,7 @@ func refScanLTI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -281,7 +281,7 @@ func refScanLEI16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {
@@ -309,7 +309,7 @@ func refScanEQU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -337,7 +337,7 @@ func refScanNEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -365,7 +365,7 @@ func refScanGTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -393,7 +393,7 @@ func refScanGEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -421,7 +421,7 @@ func refScanLTU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -449,7 +449,7 @@ func refScanLEU16(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {
@@ -477,7 +477,7 @@ func refScanEQI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -505,7 +505,7 @@ func refScanNEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -533,7 +533,7 @@ func refScanGTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -561,7 +561,7 @@ func refScanGEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -589,7 +589,7 @@ func refScanLTI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -617,7 +617,7 @@ func refScanLEI32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {
@@ -645,7 +645,7 @@ func refScanEQU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -673,7 +673,7 @@ func refScanNEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -701,7 +701,7 @@ func refScanGTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -729,7 +729,7 @@ func refScanGEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -757,7 +757,7 @@ func refScanLTU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -785,7 +785,7 @@ func refScanLEU32(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {
@@ -813,7 +813,7 @@ func refScanEQI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -841,7 +841,7 @@ func refScanNEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -869,7 +869,7 @@ func refScanGTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -897,7 +897,7 @@ func refScanGEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -925,7 +925,7 @@ func refScanLTI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -953,7 +953,7 @@ func refScanLEI64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {
@@ -981,7 +981,7 @@ func refScanEQU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) == w) {
+		if !(LoadAcquire(&xs[i]) == w) {
 			continue
 		}
 		if out == nil {
@@ -1009,7 +1009,7 @@ func refScanNEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) != w) {
+		if !(LoadAcquire(&xs[i]) != w) {
 			continue
 		}
 		if out == nil {
@@ -1037,7 +1037,7 @@ func refScanGTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) > w) {
+		if !(LoadAcquire(&xs[i]) > w) {
 			continue
 		}
 		if out == nil {
@@ -1065,7 +1065,7 @@ func refScanGEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) >= w) {
+		if !(LoadAcquire(&xs[i]) >= w) {
 			continue
 		}
 		if out == nil {
@@ -1093,7 +1093,7 @@ func refScanLTU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) < w) {
+		if !(LoadAcquire(&xs[i]) < w) {
 			continue
 		}
 		if out == nil {
@@ -1121,7 +1121,7 @@ func refScanLEU64(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) <= w) {
+		if !(LoadAcquire(&xs[i]) <= w) {
 			continue
 		}
 		if out == nil {

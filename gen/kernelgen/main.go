@@ -358,7 +358,7 @@ func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int
 		if ws != nil {
 			w = ws[i]
 		}
-		if !(scanLoad(&xs[i]) {{.Op}} w) {
+		if !(LoadAcquire(&xs[i]) {{.Op}} w) {
 			continue
 		}
 		if out == nil {
