@@ -429,19 +429,7 @@ var avx512Kernels = [numTypes][numOps]kernel{
 {{- end}}
 }
 // AVX2 scans: the assembly runs whole vectors, the reference runs the tail.
-{{range .ScanWrappers.AVX2}}
-func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	m := n &^ ({{.Lanes}} - 1)
-	if m == 0 {
-		return {{.Ref}}(p, v, vals, st, sstep, idx, n, max)
-	}
-	r := asm.{{.Asm}}(p, v, vals, st, sstep, idx, m, max)
-	if m == n {
-		return r
-	}
-	return scanRest({{.Ref}}, r, {{.Size}}, p, v, vals, st, sstep, idx, m, n, max)
-}
-{{end}}
+{{range .ScanWrappers.AVX2}}` + scanWrapperFunc + `{{end}}
 
 var avx2Scans = [numScanClasses][numCmps]scanKernel{
 {{- range .ScanRows}}
@@ -496,19 +484,7 @@ var neonKernels = [numTypes][numOps]kernel{
 }
 
 // NEON scans: the assembly runs whole vectors, the reference runs the tail.
-{{range .ScanWrappers.NEON}}
-func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
-	m := n &^ ({{.Lanes}} - 1)
-	if m == 0 {
-		return {{.Ref}}(p, v, vals, st, sstep, idx, n, max)
-	}
-	r := asm.{{.Asm}}(p, v, vals, st, sstep, idx, m, max)
-	if m == n {
-		return r
-	}
-	return scanRest({{.Ref}}, r, {{.Size}}, p, v, vals, st, sstep, idx, m, n, max)
-}
-{{end}}
+{{range .ScanWrappers.NEON}}` + scanWrapperFunc + `{{end}}
 
 var neonScans = [numScanClasses][numCmps]scanKernel{
 {{- range .ScanRows}}
@@ -537,4 +513,20 @@ func BenchmarkCombine{{.Title}}(b *testing.B) { benchCombine[{{.Go}}](b) }
 {{range .ScanRows}}
 func TestScan{{.Name}}(t *testing.T) { testScan[{{.GoType}}](t) }
 {{- end}}
+`
+
+// scanWrapperFunc is a vector path's scan for any length (amd64's AVX2 and arm64's NEON
+// files): the assembly runs whole vectors, the reference the tail.
+const scanWrapperFunc = `
+func {{.Name}}(p *byte, v uint64, vals *byte, st *int32, sstep uintptr, idx *int, n, max int) int {
+	m := n &^ ({{.Lanes}} - 1)
+	if m == 0 {
+		return {{.Ref}}(p, v, vals, st, sstep, idx, n, max)
+	}
+	r := asm.{{.Asm}}(p, v, vals, st, sstep, idx, m, max)
+	if m == n {
+		return r
+	}
+	return scanRest({{.Ref}}, r, {{.Size}}, p, v, vals, st, sstep, idx, m, n, max)
+}
 `
