@@ -102,7 +102,7 @@ func (c Ctx) Quiet() {
 func (c Ctx) PEQuiet(pes ...int) {
 	if c.c != nil {
 		rt.Check("shmem.Ctx.PEQuiet")
-		c.c.PEQuiet("shmem.Ctx.PEQuiet", "pes", pes)
+		rt.PEQuiet(c.c, "shmem.Ctx.PEQuiet", "pes", pes)
 	}
 }
 

@@ -74,7 +74,7 @@ func Fence() { rt.Check("shmem.Fence"); rt.Fence() }
 // CtxDefault's own network resources. A PE out of range panics naming it.
 func PEQuiet(pes ...int) {
 	rt.Check("shmem.PEQuiet")
-	rt.DefaultCtx.PEQuiet("shmem.PEQuiet", "pes", pes)
+	rt.PEQuiet(rt.DefaultCtx, "shmem.PEQuiet", "pes", pes)
 }
 
 // BarrierAll completes this PE's puts and waits until every PE has called it. It needs no

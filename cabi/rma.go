@@ -230,10 +230,5 @@ func goshmem_pe_quiet(r int32, ctx unsafe.Pointer, pes *int32, npes uintptr) {
 		return
 	}
 	rt.Bytes(who, "target_pes", int(npes), 4)
-	cs := unsafe.Slice(pes, npes)
-	list := make([]int, npes)
-	for i, pe := range cs {
-		list[i] = int(pe)
-	}
-	c.PEQuiet(who, "target_pes", list)
+	rt.PEQuiet(c, who, "target_pes", unsafe.Slice(pes, npes))
 }

@@ -220,22 +220,23 @@ func (c *Ctx) Quiet() {
 }
 
 // peQuieter is a remote transport that can complete its operations to some PEs only.
-type peQuieter interface{ QuietPEs(pes []int) }
+type peQuieter interface{ QuietPEs(pes []int32) }
 
 // PEQuiet completes c's operations to the PEs pes (numbers in c's team; OpenSHMEM 1.6's
 // shmem_pe_quiet): on shared memory they are complete already, so a full barrier orders
 // them, as Quiet's; to other nodes c's own transport flushes only those PEs' endpoints.
-// arg names pes in messages; every PE is checked before anything is done.
-func (c *Ctx) PEQuiet(who, arg string, pes []int) {
+// arg names pes in messages; every PE is checked before anything is done. pes is Go's
+// []int or C's int array as it is (a function: methods take no type parameters).
+func PEQuiet[P int | int32](c *Ctx, who, arg string, pes []P) {
 	c.check(who)
 	size := c.Team.G.Size
-	var far []int
+	var far []int32 // the engine's form: no copy on the way down
 	for i, pe := range pes {
 		if uint(pe) >= uint(size) {
 			panic(fmt.Sprintf("%s: %s[%d] = %d: PE out of range [0,%d)", who, arg, i, pe, size))
 		}
-		if w := c.Team.G.PE(pe); !local(w) {
-			far = append(far, w)
+		if w := c.Team.G.PE(int(pe)); !local(w) {
+			far = append(far, int32(w))
 		}
 	}
 	if len(pes) == 0 {

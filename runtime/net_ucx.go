@@ -513,13 +513,9 @@ func (t *ucxTransport) Quiet() {
 // QuietPEs completes the operations started to the PEs pes (world numbers, all on other
 // nodes) by flushing their endpoints on this transport's own worker. Pinned buffers stay
 // pinned until the next full Quiet: operations to other PEs may still use them.
-func (t *ucxTransport) QuietPEs(pes []int) {
-	p := make([]int32, len(pes))
-	for i, pe := range pes {
-		p[i] = int32(pe)
-	}
+func (t *ucxTransport) QuietPEs(pes []int32) {
 	lockNet()
-	err := t.w.FlushPEs(p)
+	err := t.w.FlushPEs(pes)
 	unlockNet()
 	if err != nil {
 		netFail("pe_quiet", -1, err)

@@ -227,15 +227,19 @@ static int yield_in_wait;
 // must answer may need this one).
 void gsx_set_yield(int y) { yield_in_wait = y; }
 
+// wait_step is one turn of a wait for w: every worker progressed, the CPU yielded when
+// nothing happened and PEs share CPUs.
+static void wait_step(gsx_worker *w) {
+	if (progress(w) + progress_others(w) == 0 && yield_in_wait) sched_yield();
+}
+
 // wait completes a request, progressing the worker.
 static int wait(gsx_worker *w, ucs_status_ptr_t r) {
 	if (r == NULL) return 0;
 	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
 	ucs_status_t s;
 	do {
-		unsigned n = progress(w);
-		n += progress_others(w);
-		if (n == 0 && yield_in_wait) sched_yield();
+		wait_step(w);
 		s = ucp_request_check_status(r);
 	} while (s == UCS_INPROGRESS);
 	ucp_request_free(r);
@@ -443,13 +447,19 @@ static void gather(char *dst, const char *src, size_t stride, size_t n, size_t s
 typedef struct { ucp_ep_h ep; unsigned id; am_hdr h; } answer;
 static answer *answers;
 static size_t nanswers, capanswers;
-static int answer_failed; // a queue that could not grow: fail the job rather than lose one
+// answer_lost ends the job: an answer that cannot be queued or sent for want of memory
+// would leave its requester waiting forever.
+static void answer_lost(void) {
+	fprintf(stderr, "goshmem: out of memory answering another PE's strided transfer\n");
+	gsx_pmix_abort(1, "goshmem: out of memory answering another PE's strided transfer");
+	abort();
+}
 
 static void queue_answer(ucp_ep_h ep, unsigned id, const am_hdr *h) {
 	if (nanswers == capanswers) {
 		size_t c = capanswers ? 2 * capanswers : 16;
 		answer *a = realloc(answers, c * sizeof *a);
-		if (a == NULL) { answer_failed = 1; return; }
+		if (a == NULL) answer_lost();
 		answers = a;
 		capanswers = c;
 	}
@@ -481,7 +491,7 @@ static unsigned send_answers(void) {
 		answer a = answers[--nanswers];
 		size_t len = a.id == AM_IGOT ? a.h.n * a.h.size : 0;
 		am_hdr *buf = malloc(sizeof *buf + len);
-		if (buf == NULL) { answer_failed = 1; return n; }
+		if (buf == NULL) answer_lost();
 		*buf = a.h;
 		if (a.id == AM_IGOT) // gathered now: a get's value is any from its call to its return
 			gather((char *)(buf + 1), seg_base + a.h.off, a.h.stride, a.h.n, a.h.size);
@@ -544,15 +554,12 @@ static ucs_status_t set_handlers(gsx_worker *w) {
 	return UCS_OK;
 }
 
-// wait_answered progresses until every strided message of w was answered; a failed peer or
-// a lost answer ends the wait with an error instead of a hang.
+// wait_answered progresses until every strided message of w was answered; a failed peer
+// ends the wait with an error instead of a hang.
 static int wait_answered(gsx_worker *w) {
 	while (w->am_done != w->am_sent) {
-		unsigned n = progress(w);
-		n += progress_others(w);
-		if (answer_failed) return UCS_ERR_NO_MEMORY;
+		wait_step(w);
 		if (gsx_failed() >= 0) return failed_status ? failed_status : UCS_ERR_CONNECTION_RESET;
-		if (n == 0 && yield_in_wait) sched_yield();
 	}
 	return 0;
 }
