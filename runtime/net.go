@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,7 +118,28 @@ func netProgress() {
 func netEnter() {
 	inLib.Add(1)
 	libCalls.Add(1)
+	schedPoint()
 }
+
+// schedPoint passes the calling goroutine through Go's scheduler once per schedEvery while
+// the PE calls the engine. A goroutine that spends 10 ms in cgo calls without being
+// scheduled is taken for stuck: sysmon takes its P and then wakes every 20 µs for the next
+// milliseconds, each wake-up preempting a PE on a machine whose CPUs are all busy (a
+// pingpong across nodes lost a fifth of its time so, and its threads switched 10 000
+// times a second where raw UCX's do not).
+func schedPoint() {
+	now := time.Since(netEpoch)
+	if last := lastSched.Load(); now-time.Duration(last) >= schedEvery && lastSched.CompareAndSwap(last, int64(now)) {
+		runtime.Gosched()
+	}
+}
+
+const schedEvery = time.Millisecond
+
+var (
+	netEpoch  = time.Now()
+	lastSched atomic.Int64 // time.Since(netEpoch) at the last schedPoint's Gosched
+)
 
 // lockNet takes the worker for one of the PE's operations, parking the progress goroutine.
 func lockNet() {
@@ -159,9 +181,11 @@ func waitLibIdle() {
 			serveSeen = n
 			return
 		case n == serveSeen: // inside since the last look: a wait; sleep until it ends
+			// Once: a PE that left the wait and came back is calling in a loop again, and
+			// waiting on would wake this goroutine (a thread) at every one of its exits.
 			libIdle.L.Lock()
 			serveAwait.Store(true)
-			for inLib.Load() != 0 {
+			if inLib.Load() != 0 {
 				libIdle.Wait()
 			}
 			serveAwait.Store(false)

@@ -19,7 +19,10 @@
  *   ucx_fetch_add      ucp_atomic_op_nbx(ADD, reply buffer), waited (atomic_fetch_add)
  *   ucx_compare_swap   ucp_atomic_op_nbx(CSWAP), waited             (atomic_compare_swap)
  *   ucx_put_bw 1 MiB   64 x ucp_put_nbx (same dst), worker flush   (put_bw, us per window)
- * and each again with _sleep appended (the target asleep between requests).
+ * and each again with _sleep appended (the target asleep between requests). Two more need
+ * rank 1 to answer, polling its worker and a flag in its own buffer (the suites' waits):
+ *   ucx_pingpong 8 B   put + flush, wait for the answer's put + flush  (pingpong)
+ *   ucx_barrier        a 64-bit atomic add (post) to the other, wait for the other's (barrier)
  * Output: JSON lines of bench/FORMAT.md with impl "limit" on stdout (rank 0 only).
  *
  *   cc -O2 -o ucx_limit ucx_limit.c $(pkg-config --cflags --libs ucx pmix)
@@ -48,10 +51,13 @@
 #define OFF_AMO (2 * BW_SIZE)
 #define OFF_MODE (2 * BW_SIZE + 64)
 #define OFF_MODE_SRC (2 * BW_SIZE + 128)
-#define BUF_SIZE (2 * BW_SIZE + 192)
+#define OFF_PING (2 * BW_SIZE + 192) /* rank 1's flag in pingpong and barrier */
+#define OFF_PONG (2 * BW_SIZE + 256) /* rank 0's flag */
+#define OFF_SEQ (2 * BW_SIZE + 320)  /* the value to put */
+#define BUF_SIZE (2 * BW_SIZE + 384)
 
 /* The target's modes, set by rank 0 with a put into its mode word. */
-enum { MODE_POLL = 0, MODE_SLEEP = 1, MODE_STOP = 2 };
+enum { MODE_POLL = 0, MODE_SLEEP = 1, MODE_STOP = 2, MODE_PONG = 3, MODE_BARRIER = 4 };
 
 static ucp_worker_h worker;
 static ucp_ep_h ep;
@@ -152,6 +158,46 @@ static void op_put_bw(void)
     flush();
 }
 
+/* The active rows: round seq is complete on a rank when its flag reaches seq. */
+static uint64_t seq;
+
+static void await_flag(size_t off, uint64_t v)
+{
+    while (__atomic_load_n((uint64_t *)(buf + off), __ATOMIC_ACQUIRE) < v)
+        ucp_worker_progress(worker);
+}
+
+static void put_seq(size_t off_dst)
+{
+    *(uint64_t *)(buf + OFF_SEQ) = seq;
+    put(OFF_SEQ, off_dst, 8);
+    flush();
+}
+
+static void add_one(size_t off_dst)
+{
+    uint64_t one = 1;
+    ucp_request_param_t p = {0};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    p.datatype = ucp_dt_make_contig(8);
+    release(ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &one, 1, rbase + off_dst, rkey, &p), "ucp_atomic_op_nbx");
+}
+
+/* Rank 0's side; rank 1 runs the mirror image in its MODE_PONG / MODE_BARRIER loop. */
+static void op_pingpong(void)
+{
+    seq++;
+    put_seq(OFF_PING);
+    await_flag(OFF_PONG, seq);
+}
+
+static void op_barrier(void)
+{
+    seq++;
+    add_one(OFF_PING);
+    await_flag(OFF_PONG, seq);
+}
+
 static double now_us(void)
 {
     struct timespec t;
@@ -171,6 +217,7 @@ struct test {
     int batch, iters, warmup;
     enum { RATE_NONE, RATE_MBPS, RATE_MOPS } rate;
     void (*run)(void);
+    int active; /* the target's mode while measured (MODE_PONG, MODE_BARRIER), 0: passive */
 };
 
 static void measure(const struct test *t, const char *suffix, int iters_override)
@@ -202,11 +249,13 @@ static void measure(const struct test *t, const char *suffix, int iters_override
 }
 
 static const struct test tests[] = {
-    {"ucx_put", 8, 100, 200, 20, RATE_NONE, op_put8},
-    {"ucx_get", 8, 100, 200, 20, RATE_NONE, op_get8},
-    {"ucx_fetch_add", 8, 100, 200, 20, RATE_MOPS, op_fetch_add},
-    {"ucx_compare_swap", 8, 100, 200, 20, RATE_MOPS, op_compare_swap},
-    {"ucx_put_bw", BW_SIZE, 1, 20, 2, RATE_MBPS, op_put_bw},
+    {"ucx_put", 8, 100, 200, 20, RATE_NONE, op_put8, 0},
+    {"ucx_get", 8, 100, 200, 20, RATE_NONE, op_get8, 0},
+    {"ucx_fetch_add", 8, 100, 200, 20, RATE_MOPS, op_fetch_add, 0},
+    {"ucx_compare_swap", 8, 100, 200, 20, RATE_MOPS, op_compare_swap, 0},
+    {"ucx_put_bw", BW_SIZE, 1, 20, 2, RATE_MBPS, op_put_bw, 0},
+    {"ucx_pingpong", 8, 100, 200, 20, RATE_NONE, op_pingpong, MODE_PONG},
+    {"ucx_barrier", 0, 100, 200, 20, RATE_NONE, op_barrier, MODE_BARRIER},
 };
 
 /* set_mode puts a mode into the target's mode word (rank 0). */
@@ -363,6 +412,15 @@ int main(int argc, char **argv)
         size_t ntests = sizeof tests / sizeof tests[0];
         for (size_t i = 0; i < ntests; i++) {
             fprintf(stderr, "[limit] %zu/%zu %s\n", i + 1, ntests, tests[i].op);
+            if (tests[i].active) {
+                /* Rank 1 answers every round until the mode changes. Both ranks count
+                 * rounds on across the active rows: a put carries the round's number, an
+                 * add raises the flag by one, so each flag equals the last round. */
+                set_mode(tests[i].active);
+                measure(&tests[i], "", iters);
+                set_mode(MODE_POLL);
+                continue;
+            }
             set_mode(MODE_POLL);
             measure(&tests[i], "", iters);
             set_mode(MODE_SLEEP);
@@ -375,6 +433,22 @@ int main(int argc, char **argv)
         for (uint64_t m; (m = *mode) != MODE_STOP;) {
             if (m == MODE_POLL) {
                 ucp_worker_progress(worker);
+                continue;
+            }
+            if (m == MODE_PONG || m == MODE_BARRIER) {
+                /* Answer round seq+1 once it arrives; leave when rank 0 changes the mode. */
+                uint64_t next = seq + 1;
+                while (*mode == m) {
+                    if (__atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < next) {
+                        ucp_worker_progress(worker);
+                        continue;
+                    }
+                    seq = next++;
+                    if (m == MODE_PONG)
+                        put_seq(OFF_PONG);
+                    else
+                        add_one(OFF_PONG);
+                }
                 continue;
             }
             while (ucp_worker_progress(worker) != 0)
