@@ -145,8 +145,28 @@ func netPut(dst, src unsafe.Pointer, n uintptr, pe int) {
 // netSignalAfter raises word i on pe after the puts this PE issued to it (a fence orders
 // them: the data is there when the signal is).
 func (a area) netSignalAfter(i, pe int) {
-	OrderBefore(pe)
-	a.signal(i, pe, 1)
+	if local(pe) {
+		a.signal(i, pe, 1)
+		return
+	}
+	transports[pe].Fence()
+	netT.AMO(AMOFetchAdd|AMOPost|AMOSignal|AMOAfterData, 8, unsafe.Pointer(a.word(i)), 1, 0, pe)
+}
+
+// netEagerMax is the most data a network phase sends in one message with its signal; more
+// is put (zero-copy where the network can), fenced, then signalled.
+const netEagerMax = 16 << 10
+
+// netPutSignal copies n bytes from local src to the symmetric dst on pe, then raises word i
+// of the area there: one message for small data (a hop, where put, fence and signal took
+// three over TCP), a put and netSignalAfter for more.
+func (a area) netPutSignal(dst, src unsafe.Pointer, n uintptr, i, pe int) {
+	if ps, ok := transports[pe].(putSignaler); ok && n <= netEagerMax {
+		ps.PutSignal(dst, src, n, unsafe.Pointer(a.word(i)), 1, pe)
+		return
+	}
+	netPut(dst, src, n, pe)
+	a.netSignalAfter(i, pe)
 }
 
 // treeAt is member v's parent and children in a k-ary tree of n rooted at member root (in
@@ -183,8 +203,7 @@ func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Point
 	}
 	for c := first; c < last; c++ {
 		pe := h.lead.PE(child(c, root, L))
-		netPut(dst, buf, n, pe)
-		na.netSignalAfter(netDown, pe)
+		na.netPutSignal(dst, buf, n, netDown, pe)
 	}
 }
 
@@ -211,8 +230,7 @@ func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, b
 		flag := netSlots + r*w
 		slot := unsafe.Pointer(na.word(flag + 1))
 		pe := h.lead.PE(me ^ d)
-		netPut(slot, unsafe.Pointer(unsafe.SliceData(buf)), nb, pe)
-		na.netSignalAfter(flag, pe)
+		na.netPutSignal(slot, unsafe.Pointer(unsafe.SliceData(buf)), nb, flag, pe)
 		na.await(who, WaitCollective, flag, 1)
 		in := unsafe.Slice((*T)(slot), len(buf))
 		combineAll(op, buf, [][]T{buf, in})
@@ -251,8 +269,7 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 			myRank := (me - 0 + L) % L
 			c := myRank - (k*((myRank-1)/k) + 1) // my index among my parent's children
 			pe := h.lead.PE(parent)
-			netPut(slot(c), unsafe.Pointer(&buf[lo]), uintptr((hi-lo)*esize), pe)
-			na.netSignalAfter(netUp, pe)
+			na.netPutSignal(slot(c), unsafe.Pointer(&buf[lo]), uintptr((hi-lo)*esize), netUp, pe)
 		}
 	}
 	// The result goes down the same tree, pushed: every child is in the call (it sent up).
@@ -262,8 +279,7 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 	p := unsafe.Pointer(unsafe.SliceData(buf))
 	for c := first; c < last; c++ {
 		pe := h.lead.PE(child(c, 0, L))
-		netPut(p, p, uintptr(len(buf)*esize), pe)
-		na.netSignalAfter(netDown, pe)
+		na.netPutSignal(p, p, uintptr(len(buf)*esize), netDown, pe)
 	}
 }
 
@@ -274,20 +290,30 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, off, size func(i int) uintptr) {
 	netBarrier(who, h, na)
 	L, me := h.lead.Size, h.leadMe
+	type run struct{ off, n uintptr }
+	var runs []run
+	for i := 0; i < g.Size; {
+		if h.leaderOf[i] != me {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < g.Size && h.leaderOf[j] == me && off(j) == off(j-1)+size(j-1) {
+			j++
+		}
+		runs = append(runs, run{off(i), off(j-1) + size(j-1) - off(i)})
+		i = j
+	}
 	for s := 1; s < L; s++ {
 		to := h.lead.PE((me + s) % L)
-		for i := 0; i < g.Size; {
-			if h.leaderOf[i] != me {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < g.Size && h.leaderOf[j] == me && off(j) == off(j-1)+size(j-1) {
-				j++
-			}
-			p := unsafe.Add(dst, off(i))
-			netPut(p, p, off(j-1)+size(j-1)-off(i), to)
-			i = j
+		if len(runs) == 1 { // the usual case (members numbered by node): data and signal together
+			p := unsafe.Add(dst, runs[0].off)
+			na.netPutSignal(p, p, runs[0].n, netData, to)
+			continue
+		}
+		for _, r := range runs {
+			p := unsafe.Add(dst, r.off)
+			netPut(p, p, r.n, to)
 		}
 		na.netSignalAfter(netData, to)
 	}

@@ -456,8 +456,14 @@ func (t *ucxTransport) GetStrided(dst unsafe.Pointer, dstStride int, src unsafe.
 }
 
 func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uint64, pe int) uint64 {
-	fetch, signal := op&AMOPost == 0, op&AMOSignal != 0
-	op &^= AMOPost | AMOSignal
+	fetch, signal := op&AMOPost == 0, ucx.NotSignal
+	switch {
+	case op&AMOAfterData != 0:
+		signal = ucx.SignalAfterData
+	case op&AMOSignal != 0:
+		signal = ucx.SignalAlone
+	}
+	op &^= AMOPost | AMOSignal | AMOAfterData
 	lockNet()
 	defer unlockNet()
 	if size >= 4 {
@@ -472,7 +478,7 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	off := segOffset(p) &^ 3
 	shift := (uintptr(p) & 3) * 8
 	mask := uint32(uint64(1)<<(size*8)-1) << shift
-	w, err := t.w.AMO(pe, off, uint8(AMOFetch), 4, 0, 0, true, false)
+	w, err := t.w.AMO(pe, off, uint8(AMOFetch), 4, 0, 0, true, ucx.NotSignal)
 	for err == nil {
 		o := uint64((uint32(w) & mask) >> shift)
 		x := applyBitwise(op, o, v)
@@ -481,13 +487,24 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 		}
 		nw := uint32(x)<<shift&mask | uint32(w)&^mask
 		var got uint64
-		if got, err = t.w.AMO(pe, off, uint8(AMOCompareSwap), 4, uint64(nw), w, true, false); err == nil && got == w {
+		if got, err = t.w.AMO(pe, off, uint8(AMOCompareSwap), 4, uint64(nw), w, true, ucx.NotSignal); err == nil && got == w {
 			return o
 		}
 		w = got
 	}
 	netFail("atomic", pe, err)
 	return 0
+}
+
+// PutSignal copies n bytes from src to the symmetric dst on pe and adds v to the word
+// sig there, in one message (a collective's data and its signal).
+func (t *ucxTransport) PutSignal(dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, v uint64, pe int) {
+	lockNet()
+	err := t.w.PutSignal(pe, segOffset(dst), src, n, segOffset(sig), true, v)
+	unlockNet()
+	if err != nil {
+		netFail("put-signal", pe, err)
+	}
 }
 
 // Close releases a context's worker (after its Quiet).

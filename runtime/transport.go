@@ -52,7 +52,16 @@ const (
 	// for it, so no Quiet has to (a barrier's Quiet waited a round trip for the signal of
 	// the barrier before). Transports that complete operations at once ignore it.
 	AMOSignal AMOOp = 0x40
+	// AMOAfterData marks a signal that follows data the caller fenced: the engine must keep
+	// it in order behind that data (a signal alone may take a faster, unordered way).
+	AMOAfterData AMOOp = 0x20
 )
+
+// putSignaler is a transport that carries a collective's data and its signal (an add to
+// an 8-byte word) in one message; a transport without it puts, fences, then signals.
+type putSignaler interface {
+	PutSignal(dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, v uint64, pe int)
+}
 
 // transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node
 // engine for the rest. allShm says every PE is reached through shared memory (a one-node

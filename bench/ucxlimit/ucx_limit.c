@@ -22,7 +22,8 @@
  * and each again with _sleep appended (the target asleep between requests). Two more need
  * rank 1 to answer, polling its worker and a flag in its own buffer (the suites' waits):
  *   ucx_pingpong 8 B   put + flush, wait for the answer's put + flush  (pingpong)
- *   ucx_barrier        a 64-bit atomic add (post) to the other, wait for the other's (barrier)
+ *   ucx_barrier        an active message to the other, whose handler raises its flag; wait
+ *                      for the other's (barrier: one message each way, the least one can be)
  * Output: JSON lines of bench/FORMAT.md with impl "limit" on stdout (rank 0 only).
  *
  *   cc -O2 -o ucx_limit ucx_limit.c $(pkg-config --cflags --libs ucx pmix)
@@ -174,13 +175,25 @@ static void put_seq(size_t off_dst)
     flush();
 }
 
-static void add_one(size_t off_dst)
+/* The barrier's message: its handler raises the receiver's own flag (rank 0's is OFF_PONG,
+ * rank 1's OFF_PING). */
+#define AM_RAISE 1
+
+static ucs_status_t on_raise(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                             const ucp_am_recv_param_t *param)
 {
-    uint64_t one = 1;
+    (void)arg, (void)header, (void)hlen, (void)data, (void)len, (void)param;
+    __atomic_add_fetch((uint64_t *)(buf + (me.rank == 0 ? OFF_PONG : OFF_PING)), 1, __ATOMIC_RELEASE);
+    return UCS_OK;
+}
+
+static void raise_other(void)
+{
     ucp_request_param_t p = {0};
-    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    p.datatype = ucp_dt_make_contig(8);
-    release(ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &one, 1, rbase + off_dst, rkey, &p), "ucp_atomic_op_nbx");
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, AM_RAISE, NULL, 0, NULL, 0, &p);
+    wait_req(r, "ucp_am_send_nbx"); /* local completion: nothing to keep */
 }
 
 /* Rank 0's side; rank 1 runs the mirror image in its MODE_PONG / MODE_BARRIER loop. */
@@ -194,7 +207,7 @@ static void op_pingpong(void)
 static void op_barrier(void)
 {
     seq++;
-    add_one(OFF_PING);
+    raise_other();
     await_flag(OFF_PONG, seq);
 }
 
@@ -361,13 +374,18 @@ int main(int argc, char **argv)
 
     ucp_params_t params = {0};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     ucp_context_h ctx;
     check(ucp_init(&params, NULL, &ctx), "ucp_init");
     ucp_worker_params_t wp = {0};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     wp.thread_mode = UCS_THREAD_MODE_SINGLE;
     check(ucp_worker_create(ctx, &wp, &worker), "ucp_worker_create");
+    ucp_am_handler_param_t hp = {0};
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
+    hp.id = AM_RAISE;
+    hp.cb = on_raise;
+    check(ucp_worker_set_am_recv_handler(worker, &hp), "ucp_worker_set_am_recv_handler");
 
     if (posix_memalign((void **)&buf, 4096, BUF_SIZE) != 0)
         die("posix_memalign", "out of memory");
@@ -447,7 +465,7 @@ int main(int argc, char **argv)
                     if (m == MODE_PONG)
                         put_seq(OFF_PONG);
                     else
-                        add_one(OFF_PONG);
+                        raise_other();
                 }
                 continue;
             }

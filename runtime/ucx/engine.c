@@ -297,6 +297,10 @@ gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
 		p.reply_buffer = size == 8 ? (void *)&reply : (void *)&reply32;
 	}
+	if ((flags & GSX_SIGNAL) && !(flags & GSX_AFTER_DATA) && size == 8 && (op == 1 || op == 4)) {
+		res.status = gsx_put_signal(w, pe, 0, NULL, 0, off, op == 4, v);
+		return res;
+	}
 	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
 	if (post) {
 		if (!(flags & GSX_SIGNAL)) w->unflushed = 1;
@@ -417,7 +421,7 @@ char *gsx_ep_info(gsx_worker *w, int pe) {
 // quiet and fence, once its target sent AM_DONE (after writing the elements); an iget once
 // the gathered elements arrived (AM_IGOT). The handlers only queue answers: sends from
 // inside a handler would run in the progress context; progress() sends them after.
-enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT };
+enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT, AM_SIGNAL };
 #define AM_CHUNK 16384
 
 typedef struct {
@@ -538,9 +542,56 @@ static ucs_status_t on_igot(void *arg, const void *header, size_t hlen, void *da
 	return UCS_OK;
 }
 
+// Signals. A collective's signal is a message whose handler adds to (or sets) a word of
+// the target's segment, after copying the data the message may carry: one message one way,
+// where an atomic over TCP takes a request and a reply, and data and its signal need no
+// fence between them (the handler orders them). The receiver waits for the word, so no
+// answer is needed: no quiet waits for a signal.
+typedef struct {
+	uint64_t off, n;   // the data: n bytes to offset off of the target's segment
+	uint64_t sig, v;   // then word sig (an offset, 8-byte aligned) gets v
+	uint64_t add;      // added (1) or stored (0)
+} sig_hdr;
+
+static void sig_sent(void *req, ucs_status_t status, void *buf) { free(buf); }
+
+int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, uint64_t sig, int add, uint64_t v) {
+	sig_hdr *buf = malloc(sizeof *buf + n);
+	if (buf == NULL) return UCS_ERR_NO_MEMORY;
+	*buf = (sig_hdr){.off = off, .n = n, .sig = sig, .v = v, .add = add != 0};
+	if (n) memcpy(buf + 1, src, n);
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof p);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	p.cb.send = sig_sent;
+	p.user_data = buf;
+	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, n ? buf + 1 : NULL, n, &p);
+	if (r == NULL) { free(buf); return 0; }
+	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
+	ucp_request_free(r); // completes later; sig_sent frees buf
+	return 0;
+}
+
+static ucs_status_t on_signal(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	sig_hdr h;
+	memcpy(&h, header, hlen < sizeof h ? hlen : sizeof h);
+	int ok = hlen == sizeof h && len == h.n && h.sig % 8 == 0 && h.sig <= seg_len - 8 &&
+	         (h.n == 0 || (h.off <= seg_len && h.n <= seg_len - h.off));
+	if (!ok) {
+		fprintf(stderr, "goshmem: a malformed signal reached this PE (dropped)\n");
+		return UCS_OK;
+	}
+	if (h.n) memcpy(seg_base + h.off, data, h.n);
+	uint64_t *word = (uint64_t *)(seg_base + h.sig);
+	if (h.add) __atomic_fetch_add(word, h.v, __ATOMIC_SEQ_CST);
+	else __atomic_store_n(word, h.v, __ATOMIC_SEQ_CST);
+	return UCS_OK;
+}
+
 static ucs_status_t set_handlers(gsx_worker *w) {
-	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot};
-	for (unsigned id = AM_IPUT; id <= AM_IGOT; id++) {
+	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot, [AM_SIGNAL] = on_signal};
+	for (unsigned id = AM_IPUT; id <= AM_SIGNAL; id++) {
 		ucp_am_handler_param_t p;
 		memset(&p, 0, sizeof p);
 		p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;

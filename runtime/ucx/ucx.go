@@ -211,16 +211,37 @@ func (w *Worker) GetStrided(pe int, off uintptr, srcStride int, dst unsafe.Point
 // xor) to the size-byte (4 or 8) word at offset off of PE pe. Without fetch, an add or a
 // bitwise op is only started (a Flush completes it) and the result is 0; a signal (a
 // collective's, which its receiver waits for) is one no Flush waits for.
-func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64, fetch, signal bool) (uint64, error) {
+func (w *Worker) AMO(pe int, off uintptr, op uint8, size uintptr, v, cond uint64, fetch bool, signal Signal) (uint64, error) {
 	flags := C.int(0)
 	if fetch {
 		flags |= C.GSX_FETCH
 	}
-	if signal {
+	switch signal {
+	case SignalAlone:
 		flags |= C.GSX_SIGNAL
+	case SignalAfterData:
+		flags |= C.GSX_SIGNAL | C.GSX_AFTER_DATA
 	}
 	r := C.gsx_amo(w.w, C.int(pe), C.uint64_t(off), C.int(op), C.int(size), C.uint64_t(v), C.uint64_t(cond), flags)
 	return uint64(r.old), ucsErr("ucp_atomic_op_nbx", r.status)
+}
+
+// Signal says whether an AMO is a collective's signal, which its receiver waits for (no
+// Flush does): alone, an add or set of 8 bytes travels as one message; after data the
+// caller fenced it stays an atomic (a message might overtake RMA on another lane).
+type Signal uint8
+
+const (
+	NotSignal Signal = iota
+	SignalAlone
+	SignalAfterData
+)
+
+// PutSignal copies n bytes from src to offset off of PE pe, then adds v to (add) or
+// stores v into the 8-byte word at offset sig there, in one message: a collective's data
+// and its signal. It returns at once (src may be reused); the receiver waits for the word.
+func (w *Worker) PutSignal(pe int, off uintptr, src unsafe.Pointer, n uintptr, sig uintptr, add bool, v uint64) error {
+	return ucsErr("ucp_am_send_nbx", C.gsx_put_signal(w.w, C.int(pe), C.uint64_t(off), src, C.size_t(n), C.uint64_t(sig), cbool(add), C.uint64_t(v)))
 }
 
 // Flush completes every operation the worker started (shmem_quiet).
