@@ -153,9 +153,10 @@ func (a area) netSignalAfter(i, pe int) {
 	netT.AMO(AMOFetchAdd|AMOPost|AMOSignal|AMOAfterData, 8, unsafe.Pointer(a.word(i)), 1, 0, pe)
 }
 
-// netEagerMax is the most data a network phase sends in one message with its signal; more
-// is put (zero-copy where the network can), fenced, then signalled.
-const netEagerMax = 16 << 10
+// netEagerMax is the most data a network phase sends in one message with its signal
+// (GOSHMEM_NET_EAGER); more is put (zero-copy where the network can), fenced, then
+// signalled. Over TCP a message costs what a put does, and saves the fence and the signal.
+var netEagerMax uintptr
 
 // netPutSignal copies n bytes from local src to the symmetric dst on pe, then raises word i
 // of the area there: one message for small data (a hop, where put, fence and signal took
@@ -285,37 +286,64 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 
 // netAllgather gives every leader's dst every member's block: each leader puts its node's
 // members' blocks (placed in its own dst by the node phase) into every other leader's dst,
-// one put per run of consecutive members, then signals. off(i) and size(i) place member
-// i's block. The leaders have all entered (netBarrier first), so their dst may be written.
+// one message per run of consecutive members, each raising the receiver's word. off(i) and
+// size(i) place member i's block. The leaders have all entered (netBarrier first), so
+// their dst may be written.
 func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, off, size func(i int) uintptr) {
 	netBarrier(who, h, na)
 	L, me := h.lead.Size, h.leadMe
-	type run struct{ off, n uintptr }
-	var runs []run
-	for i := 0; i < g.Size; {
-		if h.leaderOf[i] != me {
+	_, eager := memberRuns(h, me, off, size, nil)
+	for s := 1; s < L; s++ {
+		to := h.lead.PE((me + s) % L)
+		memberRuns(h, me, off, size, func(o, n uintptr) {
+			p := unsafe.Add(dst, o)
+			if eager {
+				na.netPutSignal(p, p, n, netData, to)
+			} else {
+				netPut(p, p, n, to)
+			}
+		})
+		if !eager {
+			na.netSignalAfter(netData, to)
+		}
+	}
+	// Each other leader signals once per run, or once after all of them (see above).
+	var want uint64
+	for l := range L {
+		if l != me {
+			if runs, eager := memberRuns(h, l, off, size, nil); eager {
+				want += uint64(runs)
+			} else {
+				want++
+			}
+		}
+	}
+	na.await(who, WaitCollective, netData, want)
+}
+
+// memberRuns calls f (when not nil) with each run of consecutive blocks of the members of
+// leader l's node (their offset in dst, their bytes: members numbered by node make one
+// run, --map-by node one per member). It counts the runs, and says whether each is small
+// enough to travel in one message with its signal (netPutSignal).
+func memberRuns(h *hier, l int, off, size func(i int) uintptr, f func(off, n uintptr)) (runs int, eager bool) {
+	eager = true
+	n := len(h.leaderOf)
+	for i := 0; i < n; {
+		if h.leaderOf[i] != l {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < g.Size && h.leaderOf[j] == me && off(j) == off(j-1)+size(j-1) {
+		for j < n && h.leaderOf[j] == l && off(j) == off(j-1)+size(j-1) {
 			j++
 		}
-		runs = append(runs, run{off(i), off(j-1) + size(j-1) - off(i)})
+		bytes := off(j-1) + size(j-1) - off(i)
+		if f != nil {
+			f(off(i), bytes)
+		}
+		runs++
+		eager = eager && bytes <= netEagerMax
 		i = j
 	}
-	for s := 1; s < L; s++ {
-		to := h.lead.PE((me + s) % L)
-		if len(runs) == 1 { // the usual case (members numbered by node): data and signal together
-			p := unsafe.Add(dst, runs[0].off)
-			na.netPutSignal(p, p, runs[0].n, netData, to)
-			continue
-		}
-		for _, r := range runs {
-			p := unsafe.Add(dst, r.off)
-			netPut(p, p, r.n, to)
-		}
-		na.netSignalAfter(netData, to)
-	}
-	na.await(who, WaitCollective, netData, uint64(L-1))
+	return runs, eager
 }
