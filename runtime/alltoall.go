@@ -48,7 +48,7 @@ func alltoall(who string, g Group, me int, a area, x AlltoallArgs) {
 			alltoallStaged(who, g, h, me, &a, x)
 			return
 		}
-		alltoallDirect(who, g, me, a, x) // blocks to other nodes travel by the engine, packed
+		alltoallNet(who, g, h, me, &a, x)
 		return
 	}
 	nb := x.N * int(x.Size)
@@ -96,6 +96,37 @@ func alltoallPairwise(who string, g Group, me int, a area, x AlltoallArgs) {
 		a.signal(wordPair, g.PE(to), 1)
 		a.await(who, WaitCollective, wordPair, 1)
 	}
+}
+
+// alltoallNet is alltoall(s) over a group spanning nodes when blocks land contiguous:
+// each block for another node travels with a signal to its receiver (in one message when
+// small), so a member is done once it counted one per member on other nodes and its node's
+// members, which copy their blocks straight in, passed a node barrier. No quiet and no
+// barrier across nodes: those took a round trip and a hop more.
+func alltoallNet(who string, g Group, h *hier, me int, a *area, x AlltoallArgs) {
+	na := a.net()
+	myNode := h.leaderOf[me]
+	nb := uintptr(x.N) * x.Size
+	far := 0
+	for k := 1; k <= g.Size; k++ {
+		j := (me + k) % g.Size
+		pe := g.PE(j)
+		if h.leaderOf[j] == myNode {
+			x.block(me, j, pe)
+			continue
+		}
+		far++
+		if x.SrcStride == 1 { // and DstStride: the block is contiguous at both ends
+			src := unsafe.Add(x.Src, uintptr(j*x.N)*x.Size)
+			dst := unsafe.Add(x.Dst, uintptr(me*x.N)*x.Size)
+			na.netPutSignal(dst, src, nb, netData, pe)
+			continue
+		}
+		x.block(me, j, pe)
+		na.netSignalAfter(netData, pe)
+	}
+	na.await(who, WaitCollective, netData, uint64(far))
+	barrier(who, h.loc, h.locMe, a)
 }
 
 // alltoallStaged is alltoall(s) over a group spanning nodes when blocks land strided: put

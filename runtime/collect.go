@@ -152,7 +152,9 @@ func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 		w := a.word(wordValue)
 		atomic.StoreUint64(w, uint64(x.Bytes))
 		counts := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), g.Size)
-		gatherHier(who, g, h, a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&counts[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		// Its own signal word: the data's messages of a fast leader may come before another
+		// leader's count has (the network phase has no barrier).
+		gatherHier(who, g, h, a, &na, 0, netUp, false, CollectArgs{Dst: unsafe.Pointer(&counts[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
 		atomic.StoreUint64(w, 0) // read by my leader, which is done: the area is SyncValue again
 		phase = 2
 		offs := make([]uintptr, g.Size+1)
@@ -167,18 +169,19 @@ func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 		}
 	}
 	_ = me
-	gatherHierAt(who, g, h, a, &na, phase, x, off, size, total)
+	gatherHierAt(who, g, h, a, &na, phase, netData, true, x, off, size, total)
 }
 
 // gatherHier is gatherHierAt for fixed-size blocks.
-func gatherHier(who string, g Group, h *hier, a, na *area, phase int, x CollectArgs) {
-	gatherHierAt(who, g, h, a, na, phase, x, func(i int) uintptr { return uintptr(i) * x.Bytes },
+func gatherHier(who string, g Group, h *hier, a, na *area, phase, word int, callDst bool, x CollectArgs) {
+	gatherHierAt(who, g, h, a, na, phase, word, callDst, x, func(i int) uintptr { return uintptr(i) * x.Bytes },
 		func(int) uintptr { return x.Bytes }, x.Bytes*uintptr(g.Size))
 }
 
 // gatherHierAt puts member i's block (size(i) bytes of its src) at off(i) of every member's
-// dst, total bytes in all; node phases use a's phases from phase on.
-func gatherHierAt(who string, g Group, h *hier, a, na *area, phase int, x CollectArgs, off, size func(int) uintptr, total uintptr) {
+// dst, total bytes in all; node phases use a's phases from phase on, the network phase
+// word of na; callDst says dst is the call's own (netAllgather).
+func gatherHierAt(who string, g Group, h *hier, a, na *area, phase, word int, callDst bool, x CollectArgs, off, size func(int) uintptr, total uintptr) {
 	b := a.phase(phase)
 	barrier(who, h.loc, h.locMe, &b) // every member of the node is in: their src are ready
 	if h.leadMe >= 0 {
@@ -187,7 +190,7 @@ func gatherHierAt(who string, g Group, h *hier, a, na *area, phase int, x Collec
 			i := g.Index(pe)
 			kernels.Copy(bytes(unsafe.Add(x.Dst, off(i)), size(i)), bytes(Remote(x.Src, pe), size(i)))
 		}
-		netAllgather(who, h, na, g, x.Dst, off, size)
+		netAllgather(who, h, na, word, g, x.Dst, callDst, off, size)
 	}
 	nodePhase(func() {
 		broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})

@@ -286,11 +286,17 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 
 // netAllgather gives every leader's dst every member's block: each leader puts its node's
 // members' blocks (placed in its own dst by the node phase) into every other leader's dst,
-// one message per run of consecutive members, each raising the receiver's word. off(i) and
-// size(i) place member i's block. The leaders have all entered (netBarrier first), so
-// their dst may be written.
-func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, off, size func(i int) uintptr) {
-	netBarrier(who, h, na)
+// one message per run of consecutive members, each raising the receiver's word (word of
+// the network area: a call gathering twice uses two). off(i) and
+// size(i) place member i's block. When dst is the call's own (callDst), it is written
+// without waiting for its leader to enter, as the one-node algorithms (and SOS's) do;
+// a scratch may still serve the leader's previous collective, so the leaders meet first.
+// The signal words need no barrier: a leader sends its next call's messages on this area
+// only after the call between, which needs every other leader's messages of it.
+func netAllgather(who string, h *hier, na *area, word int, g Group, dst unsafe.Pointer, callDst bool, off, size func(i int) uintptr) {
+	if !callDst {
+		netBarrier(who, h, na)
+	}
 	L, me := h.lead.Size, h.leadMe
 	_, eager := memberRuns(h, me, off, size, nil)
 	for s := 1; s < L; s++ {
@@ -298,13 +304,13 @@ func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, of
 		memberRuns(h, me, off, size, func(o, n uintptr) {
 			p := unsafe.Add(dst, o)
 			if eager {
-				na.netPutSignal(p, p, n, netData, to)
+				na.netPutSignal(p, p, n, word, to)
 			} else {
 				netPut(p, p, n, to)
 			}
 		})
 		if !eager {
-			na.netSignalAfter(netData, to)
+			na.netSignalAfter(word, to)
 		}
 	}
 	// Each other leader signals once per run, or once after all of them (see above).
@@ -318,7 +324,7 @@ func netAllgather(who string, h *hier, na *area, g Group, dst unsafe.Pointer, of
 			}
 		}
 	}
-	na.await(who, WaitCollective, netData, want)
+	na.await(who, WaitCollective, word, want)
 }
 
 // memberRuns calls f (when not nil) with each run of consecutive blocks of the members of

@@ -149,7 +149,7 @@ func (t *Team) allgatherWord(who string, v uint64) []uint64 {
 		atomic.StoreUint64(w, v)
 		out := unsafe.Slice((*uint64)(reserved(shm.ReservedScratchOff)), t.G.Size)
 		na := a.net()
-		gatherHier(who, t.G, h, &a, &na, 0, CollectArgs{Dst: unsafe.Pointer(&out[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
+		gatherHier(who, t.G, h, &a, &na, 0, netData, false, CollectArgs{Dst: unsafe.Pointer(&out[0]), Src: unsafe.Pointer(w), Bytes: 8, Fixed: true})
 		atomic.StoreUint64(w, 0)
 		return append([]uint64(nil), out...)
 	}
