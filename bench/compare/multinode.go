@@ -94,6 +94,8 @@ var netLimitOps = map[string]struct{ op, what string }{
 	"put_bw":              {"ucx_put_bw", "ucx put_bw"},
 	"atomic_fetch_add":    {"ucx_fetch_add", "ucx fadd"},
 	"atomic_compare_swap": {"ucx_compare_swap", "ucx cswap"},
+	"pingpong":            {"ucx_pingpong", "ucx pingpong"},
+	"barrier":             {"ucx_barrier", "ucx msg each way"},
 }
 
 // netLimitFor is the raw-UCX limit of an operation at a size across nodes: the faster of
