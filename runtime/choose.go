@@ -60,7 +60,6 @@ func algInit() error {
 		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)
 	}
 	collCrossover = conf.Int("SHMEM_COLL_CROSSOVER")
-	netEagerMax = uintptr(conf.Size("GOSHMEM_NET_EAGER"))
 	sizeCrossover = int(conf.Size("SHMEM_COLL_SIZE_CROSSOVER"))
 	return modelInit(os.LookupEnv)
 }

@@ -234,8 +234,12 @@ func netStart() error {
 	if err != nil {
 		return err
 	}
-	var b [8]byte
+	// The base travels with GOSHMEM_NET_EAGER: both ends of a network phase split data into
+	// messages by it, so PEs that disagree would wait for signals never sent.
+	netEagerMax = uintptr(conf.Size("GOSHMEM_NET_EAGER"))
+	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(uintptr(mySeg)))
+	binary.LittleEndian.PutUint64(b[8:], uint64(netEagerMax))
 	for _, kv := range []struct {
 		k string
 		v []byte
@@ -262,10 +266,13 @@ func netStart() error {
 			return err
 		}
 		base, err := ucx.Lookup(pe, keyBase)
-		if err != nil || len(base) != 8 {
+		if err != nil || len(base) != 16 {
 			return fmt.Errorf("segment base of PE %d: %v", pe, err)
 		}
 		e.bases[pe] = binary.LittleEndian.Uint64(base)
+		if v := binary.LittleEndian.Uint64(base[8:]); v != uint64(netEagerMax) {
+			return fmt.Errorf("GOSHMEM_NET_EAGER is %d on PE %d (%s) but %d on PE %d (%s): set it the same for every PE", netEagerMax, me, Host(me), v, pe, Host(pe))
+		}
 		if err := w.Connect(pe, e.addrs[pe], e.rkeys[pe], e.bases[pe]); err != nil {
 			return err
 		}

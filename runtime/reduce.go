@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/goshmem/shmem/kernels"
@@ -258,8 +259,11 @@ func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst
 	na := a.net()
 	nodePhase(func() { reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src) })
 	if h.leadMe >= 0 {
-		if w := netRDRound(h.lead.Size, len(dst)*int(unsafe.Sizeof(dst[0]))); w > 0 {
+		L := h.lead.Size
+		if w := netRDRound(L, len(dst)*int(unsafe.Sizeof(dst[0]))); w > 0 {
 			netReduceRD(who, op, h, &na, dst, w)
+		} else if L&(L-1) == 0 && bits.Len(uint(L))-1 <= netRDLargeRounds {
+			netReduceRDLarge(who, op, h, &na, dst)
 		} else {
 			netReduce(who, op, h, &na, dst)
 		}
