@@ -22,8 +22,9 @@
  * and each again with _sleep appended (the target asleep between requests). Two more need
  * rank 1 to answer, polling its worker and a flag in its own buffer (the suites' waits):
  *   ucx_pingpong 8 B   put + flush, wait for the answer's put + flush  (pingpong)
- *   ucx_barrier        an active message to the other, whose handler raises its flag; wait
- *                      for the other's (barrier: one message each way, the least one can be)
+ *   ucx_barrier        an active message to the other, whose handler raises its flag, then
+ *                      wait for the other's, both at once (a 2-PE barrier: one message each
+ *                      way, the least one can be; the last row: rank 1 sends one round more)
  * Output: JSON lines of bench/FORMAT.md with impl "limit" on stdout (rank 0 only).
  *
  *   cc -O2 -o ucx_limit ucx_limit.c $(pkg-config --cflags --libs ucx pmix)
@@ -453,7 +454,7 @@ int main(int argc, char **argv)
                 ucp_worker_progress(worker);
                 continue;
             }
-            if (m == MODE_PONG || m == MODE_BARRIER) {
+            if (m == MODE_PONG) {
                 /* Answer round seq+1 once it arrives; leave when rank 0 changes the mode. */
                 uint64_t next = seq + 1;
                 while (*mode == m) {
@@ -462,10 +463,19 @@ int main(int argc, char **argv)
                         continue;
                     }
                     seq = next++;
-                    if (m == MODE_PONG)
-                        put_seq(OFF_PONG);
-                    else
-                        raise_other();
+                    put_seq(OFF_PONG);
+                }
+                continue;
+            }
+            if (m == MODE_BARRIER) {
+                /* A barrier: send round seq+1's message at once, then wait for rank 0's; the
+                 * round after the last one is sent too (its message is never awaited: this
+                 * row is the last). */
+                while (*mode == m) {
+                    raise_other();
+                    seq++;
+                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < seq)
+                        ucp_worker_progress(worker);
                 }
                 continue;
             }
