@@ -164,7 +164,7 @@ var netEagerMax uintptr
 // three over TCP), a put and netSignalAfter for more.
 func (a area) netPutSignal(dst, src unsafe.Pointer, n uintptr, i, pe int) {
 	if ps, ok := transports[pe].(putSignaler); ok && n <= netEagerMax {
-		ps.PutSignal(dst, src, n, unsafe.Pointer(a.word(i)), 1, pe)
+		ps.PutSignal(dst, 1, src, 1, 1, n, unsafe.Pointer(a.word(i)), 1, pe) // one element of n bytes
 		return
 	}
 	netPut(dst, src, n, pe)

@@ -503,11 +503,12 @@ func (t *ucxTransport) AMO(op AMOOp, size uintptr, p unsafe.Pointer, v, cond uin
 	return 0
 }
 
-// PutSignal copies n bytes from src to the symmetric dst on pe and adds v to the word
-// sig there, in one message (a collective's data and its signal).
-func (t *ucxTransport) PutSignal(dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, v uint64, pe int) {
+// PutSignal copies n elements of size bytes (every srcStride-th from src) to every
+// dstStride-th element from the symmetric dst on pe and adds v to the word sig there, in
+// one message (a collective's data and its signal).
+func (t *ucxTransport) PutSignal(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, sig unsafe.Pointer, v uint64, pe int) {
 	lockNet()
-	err := t.w.PutSignal(pe, segOffset(dst), src, n, segOffset(sig), true, v)
+	err := t.w.PutSignal(pe, segOffset(dst), dstStride, src, srcStride, n, size, segOffset(sig), true, v)
 	unlockNet()
 	if err != nil {
 		netFail("put-signal", pe, err)

@@ -57,10 +57,11 @@ const (
 	AMOAfterData AMOOp = 0x20
 )
 
-// putSignaler is a transport that carries a collective's data and its signal (an add to
-// an 8-byte word) in one message; a transport without it puts, fences, then signals.
+// putSignaler is a transport that carries a collective's data (n elements of size bytes,
+// strided at either end) and its signal (an add to an 8-byte word) in one message; a
+// transport without it puts, fences, then signals.
 type putSignaler interface {
-	PutSignal(dst, src unsafe.Pointer, n uintptr, sig unsafe.Pointer, v uint64, pe int)
+	PutSignal(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, sig unsafe.Pointer, v uint64, pe int)
 }
 
 // transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node

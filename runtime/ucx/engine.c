@@ -298,7 +298,7 @@ gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64
 		p.reply_buffer = size == 8 ? (void *)&reply : (void *)&reply32;
 	}
 	if ((flags & GSX_SIGNAL) && !(flags & GSX_AFTER_DATA) && size == 8 && (op == 1 || op == 4)) {
-		res.status = gsx_put_signal(w, pe, 0, NULL, 0, off, op == 4, v);
+		res.status = gsx_put_signal(w, pe, 0, 0, NULL, 0, 0, 0, off, op == 4, v);
 		return res;
 	}
 	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
@@ -440,10 +440,12 @@ static int in_segment(const am_hdr *h) {
 }
 
 static void scatter(char *dst, size_t stride, const char *src, size_t n, size_t size) {
+	if (stride == size || n == 1) { memcpy(dst, src, n * size); return; }
 	for (size_t i = 0; i < n; i++) memcpy(dst + i * stride, src + i * size, size);
 }
 
 static void gather(char *dst, const char *src, size_t stride, size_t n, size_t size) {
+	if (stride == size || n == 1) { memcpy(dst, src, n * size); return; }
 	for (size_t i = 0; i < n; i++) memcpy(dst + i * size, src + i * stride, size);
 }
 
@@ -543,30 +545,34 @@ static ucs_status_t on_igot(void *arg, const void *header, size_t hlen, void *da
 }
 
 // Signals. A collective's signal is a message whose handler adds to (or sets) a word of
-// the target's segment, after copying the data the message may carry: one message one way,
-// where an atomic over TCP takes a request and a reply, and data and its signal need no
-// fence between them (the handler orders them). The receiver waits for the word, so no
-// answer is needed: no quiet waits for a signal.
+// the target's segment, after placing the data the message may carry (n elements of size
+// bytes, every stride bytes from off: a strided destination is scattered there): one
+// message one way, where an atomic over TCP takes a request and a reply, and data and its
+// signal need no fence between them (the handler orders them). The receiver waits for the
+// word, so no answer is needed: no quiet waits for a signal.
 typedef struct {
-	uint64_t off, n;   // the data: n bytes to offset off of the target's segment
+	am_hdr d;          // the data: d.n elements of d.size bytes to d.off every d.stride
 	uint64_t sig, v;   // then word sig (an offset, 8-byte aligned) gets v
 	uint64_t add;      // added (1) or stored (0)
 } sig_hdr;
 
 static void sig_sent(void *req, ucs_status_t status, void *buf) { free(buf); }
 
-int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, uint64_t sig, int add, uint64_t v) {
-	sig_hdr *buf = malloc(sizeof *buf + n);
+int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size, uint64_t sig, int add, uint64_t v) {
+	size_t len;
+	if (__builtin_mul_overflow(n, size, &len)) return UCS_ERR_INVALID_PARAM;
+	if (len == 0) n = 0; // a signal alone (or an empty block): no data to place
+	sig_hdr *buf = malloc(sizeof *buf + len);
 	if (buf == NULL) return UCS_ERR_NO_MEMORY;
-	*buf = (sig_hdr){.off = off, .n = n, .sig = sig, .v = v, .add = add != 0};
-	if (n) memcpy(buf + 1, src, n);
+	*buf = (sig_hdr){.d = {.off = off, .stride = dst_stride, .n = n, .size = size}, .sig = sig, .v = v, .add = add != 0};
+	if (len) gather((char *)(buf + 1), src, src_stride, n, size);
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof p);
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
 	p.cb.send = sig_sent;
 	p.user_data = buf;
-	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, n ? buf + 1 : NULL, n, &p);
+	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, len ? buf + 1 : NULL, len, &p);
 	if (r == NULL) { free(buf); return 0; }
 	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
 	ucp_request_free(r); // completes later; sig_sent frees buf
@@ -576,13 +582,13 @@ int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, const void *src, size_t 
 static ucs_status_t on_signal(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
 	sig_hdr h;
 	memcpy(&h, header, hlen < sizeof h ? hlen : sizeof h);
-	int ok = hlen == sizeof h && len == h.n && h.sig % 8 == 0 && h.sig <= seg_len - 8 &&
-	         (h.n == 0 || (h.off <= seg_len && h.n <= seg_len - h.off));
+	int ok = hlen == sizeof h && h.sig % 8 == 0 && h.sig <= seg_len - 8 &&
+	         (h.d.n == 0 ? len == 0 : in_segment(&h.d) && len / h.d.n == h.d.size && len % h.d.n == 0);
 	if (!ok) {
 		fprintf(stderr, "goshmem: a malformed signal reached this PE (dropped)\n");
 		return UCS_OK;
 	}
-	if (h.n) memcpy(seg_base + h.off, data, h.n);
+	if (h.d.n) scatter(seg_base + h.d.off, h.d.stride, data, h.d.n, h.d.size);
 	uint64_t *word = (uint64_t *)(seg_base + h.sig);
 	if (h.add) __atomic_fetch_add(word, h.v, __ATOMIC_SEQ_CST);
 	else __atomic_store_n(word, h.v, __ATOMIC_SEQ_CST);

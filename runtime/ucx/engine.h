@@ -33,9 +33,10 @@ typedef struct { uint64_t old; int status; } gsx_result;
 // (an atomic: a message might overtake RMA on another lane).
 enum { GSX_FETCH = 1, GSX_SIGNAL = 2, GSX_AFTER_DATA = 4 };
 gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int flags);
-// gsx_put_signal sends n bytes from src to offset off of PE pe, then adds v to (add) or
-// stores v into the word at offset sig there, in one message; the receiver waits for it.
-int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, uint64_t sig, int add, uint64_t v);
+// gsx_put_signal sends n elements of size bytes, every src_stride bytes from src, to every
+// dst_stride bytes from offset off of PE pe, then adds v to (add) or stores v into the
+// word at offset sig there, in one message; the receiver waits for the word.
+int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size, uint64_t sig, int add, uint64_t v);
 gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size);
 int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size);
 void gsx_set_yield(int y);

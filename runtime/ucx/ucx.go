@@ -237,11 +237,12 @@ const (
 	SignalAfterData
 )
 
-// PutSignal copies n bytes from src to offset off of PE pe, then adds v to (add) or
-// stores v into the 8-byte word at offset sig there, in one message: a collective's data
-// and its signal. It returns at once (src may be reused); the receiver waits for the word.
-func (w *Worker) PutSignal(pe int, off uintptr, src unsafe.Pointer, n uintptr, sig uintptr, add bool, v uint64) error {
-	return ucsErr("ucp_am_send_nbx", C.gsx_put_signal(w.w, C.int(pe), C.uint64_t(off), src, C.size_t(n), C.uint64_t(sig), cbool(add), C.uint64_t(v)))
+// PutSignal copies n elements of size bytes, every srcStride elements from src, to every
+// dstStride-th element from offset off of PE pe, then adds v to (add) or stores v into the
+// 8-byte word at offset sig there, in one message: a collective's data and its signal. It
+// returns at once (src may be reused); the receiver waits for the word.
+func (w *Worker) PutSignal(pe int, off uintptr, dstStride int, src unsafe.Pointer, srcStride, n int, size, sig uintptr, add bool, v uint64) error {
+	return ucsErr("ucp_am_send_nbx", C.gsx_put_signal(w.w, C.int(pe), C.uint64_t(off), C.size_t(uintptr(dstStride)*size), (*C.char)(src), C.size_t(uintptr(srcStride)*size), C.size_t(n), C.size_t(size), C.uint64_t(sig), cbool(add), C.uint64_t(v)))
 }
 
 // Flush completes every operation the worker started (shmem_quiet).
