@@ -28,15 +28,26 @@ func TestMultinodeSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, perNode := range []int{2} {
-		t.Run(strconv.Itoa(len(c.Nodes))+"x"+strconv.Itoa(perNode), func(t *testing.T) {
+	// The second run sends every network phase's data by put, fence and signal (an eager
+	// limit of 0), the path larger transfers take, for the collectives' tests.
+	for _, v := range []struct {
+		perNode int
+		name    string
+		pattern string
+		env     []string
+	}{
+		{2, "", suitePattern, nil},
+		{2, "-no-eager", "^Test(Alltoall|Broadcast|BroadcastRunAhead|Collect|Reductions|Scans|Teams|BackToBackAlternating|ConcurrentActiveSets)$", []string{"GOSHMEM_NET_EAGER=0"}},
+	} {
+		perNode := v.perNode
+		t.Run(strconv.Itoa(len(c.Nodes))+"x"+strconv.Itoa(perNode)+v.name, func(t *testing.T) {
 			hosts := make([]string, len(c.Nodes))
 			for i, n := range c.Nodes {
 				hosts[i] = n + ":" + strconv.Itoa(perNode)
 			}
 			launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
 				"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
-			pattern := suitePattern
+			pattern := v.pattern
 			if p := os.Getenv("GOSHMEM_MULTINODE_RUN"); p != "" {
 				pattern = p // a part of the suite, while working on it
 			}
@@ -48,6 +59,7 @@ func TestMultinodeSuite(t *testing.T) {
 			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
 				shmemtest.EnvLauncher+"="+launcher,
 				"GOSHMEM_TEST_MAXPES="+strconv.Itoa(len(c.Nodes)*perNode))
+			cmd.Env = append(cmd.Env, v.env...)
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
 			t.Logf("the suite across %d nodes × %d PE: %v", len(c.Nodes), perNode, time.Since(start).Round(time.Second))
