@@ -328,17 +328,30 @@ func netReduce[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf
 // members' blocks (placed in its own dst by the node phase) into every other leader's dst,
 // one message per run of consecutive members, each raising the receiver's word (word of
 // the network area: a call gathering twice uses two). off(i) and
-// size(i) place member i's block. When dst is the call's own (callDst), it is written
-// without waiting for its leader to enter, as the one-node algorithms (and SOS's) do;
-// a scratch may still serve the leader's previous collective, so the leaders meet first.
-// The signal words need no barrier: a leader sends its next call's messages on this area
-// only after the call between, which needs every other leader's messages of it.
+// size(i) place member i's block. The leaders meet first (netBarrier) unless dst is the
+// call's own (callDst: the user made it ready before the call, as the one-node algorithms
+// and SOS's assume), there are two leaders and every run is one message (netExactCounts).
 func netAllgather(who string, h *hier, na *area, word int, g Group, dst unsafe.Pointer, callDst bool, off, size func(i int) uintptr) {
-	if !callDst {
-		netBarrier(who, h, na)
-	}
 	L, me := h.lead.Size, h.leadMe
 	_, eager := memberRuns(h, me, off, size, nil)
+	// Each other leader signals once per run, or once after all of them (see below); every
+	// leader decides the barrier alike, from all leaders' runs.
+	var want uint64
+	allEager := true
+	for l := range L {
+		runs, e := memberRuns(h, l, off, size, nil)
+		allEager = allEager && e
+		if l != me {
+			if e {
+				want += uint64(runs)
+			} else {
+				want++
+			}
+		}
+	}
+	if !callDst || L > 2 || !allEager {
+		netBarrier(who, h, na)
+	}
 	for s := 1; s < L; s++ {
 		to := h.lead.PE((me + s) % L)
 		memberRuns(h, me, off, size, func(o, n uintptr) {
@@ -353,19 +366,17 @@ func netAllgather(who string, h *hier, na *area, word int, g Group, dst unsafe.P
 			na.netSignalAfter(word, to)
 		}
 	}
-	// Each other leader signals once per run, or once after all of them (see above).
-	var want uint64
-	for l := range L {
-		if l != me {
-			if runs, eager := memberRuns(h, l, off, size, nil); eager {
-				want += uint64(runs)
-			} else {
-				want++
-			}
-		}
-	}
 	na.await(who, WaitCollective, word, want)
 }
+
+// netExactCounts: a receiver that counts signals on a word of the network area counts
+// only this call's when each of its senders sends it messages in order (one ordered
+// stream: the one-message path, on one endpoint) and no other PE can send it a later
+// call's. Without a barrier that holds only for a single sender per receiver: another
+// sender may be two calls ahead (a broadcast's or a scan's member leaves before others
+// enter), its next call's message then counted for this one, which lacked a block still
+// under way from a third PE. So the network phases that skip their barrier
+// (netAllgather, alltoallNet) do it with one far sender per receiver and messages only.
 
 // memberRuns calls f (when not nil) with each run of consecutive blocks of the members of
 // leader l's node (their offset in dst, their bytes: members numbered by node make one

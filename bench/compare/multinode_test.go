@@ -129,10 +129,10 @@ func TestNetLimitFor(t *testing.T) {
 		{"atomic_fetch_add", 8, Limit{9, "ucx fadd ev"}}, // sleeping faster
 		{"atomic_compare_swap", 8, Limit{9, "ucx cswap ev"}},
 		{"put_bw", 1 << 20, Limit{80000, "ucx put_bw"}},
-		{"put", 16, Limit{}},        // no UCX record at that size
-		{"get", 16, Limit{}},        // reported unavailable
-		{"put_bw", 8, Limit{}},      // measured at 1 MiB only
-		{"atomic_swap", 8, Limit{}}, // no UCX counterpart measured
+		{"put", 16, Limit{}},                       // no UCX record at that size
+		{"get", 16, Limit{}},                       // reported unavailable
+		{"put_bw", 8, Limit{}},                     // measured at 1 MiB only
+		{"atomic_swap", 8, Limit{}},                // no UCX counterpart measured
 		{"pingpong", 8, Limit{40, "ucx pingpong"}}, // not flag_pingpong: a cache line bounds nothing across nodes
 		{"barrier", 0, Limit{16, "ucx msg each way"}},
 		{"pingpong", 16, Limit{}},
