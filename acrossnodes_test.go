@@ -276,3 +276,27 @@ func TestAcrossNodesBinding(t *testing.T) {
 		}
 	}
 }
+
+// GOSHMEM_NET_EAGER must be the same on every PE (both ends of a network phase split data
+// into messages by it): PE 1 with another value stops the job at Init, naming both.
+func TestAcrossNodesEagerMismatch(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hello")
+	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	wrap := filepath.Join(dir, "wrap")
+	script := "#!/bin/sh\nif [ \"$PMIX_RANK\" = 1 ]; then export GOSHMEM_NET_EAGER=1K; fi\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrap, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := shmemtest.LaunchProg(t, 2, wrap, "finalize")
+	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "GOSHMEM_NET_EAGER is") || !strings.Contains(out, "set it the same for every PE") {
+		t.Fatalf("status %d, want non-zero and the GOSHMEM_NET_EAGER message\n%s", r.Status, out)
+	}
+}
