@@ -272,10 +272,15 @@ int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int block)
 
 // gsx_amo: op is goshmem's AMO code (fetch, set, swap, cswap, fetch-add, and, or, xor).
 // Without GSX_FETCH (and for ops UCX can post) the operation is only started; a flush
-// completes it, unless it is a collective's signal (GSX_SIGNAL), which no flush waits for.
+// completes it, unless it is a collective's signal (GSX_SIGNAL), which no flush waits for
+// and which, alone, travels as a message (see "Signals").
 gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64_t v, uint64_t cond, int flags) {
 	int fetch = flags & GSX_FETCH;
 	gsx_result res = {0, 0};
+	if ((flags & GSX_SIGNAL) && !(flags & GSX_AFTER_DATA) && size == 8 && (op == 1 || op == 4)) {
+		res.status = gsx_put_signal(w, pe, 0, 0, NULL, 0, 0, 0, off, op == 4, v); // a set or an add, alone
+		return res;
+	}
 	static const ucp_atomic_op_t ops[] = {UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_SWAP, UCP_ATOMIC_OP_CSWAP,
 	                                      UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_AND, UCP_ATOMIC_OP_OR, UCP_ATOMIC_OP_XOR};
 	ucp_atomic_op_t o = ops[op];
@@ -296,10 +301,6 @@ gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64
 	} else if (!post) {
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
 		p.reply_buffer = size == 8 ? (void *)&reply : (void *)&reply32;
-	}
-	if ((flags & GSX_SIGNAL) && !(flags & GSX_AFTER_DATA) && size == 8 && (op == 1 || op == 4)) {
-		res.status = gsx_put_signal(w, pe, 0, 0, NULL, 0, 0, 0, off, op == 4, v);
-		return res;
 	}
 	ucs_status_ptr_t r = ucp_atomic_op_nbx(w->ep[pe], o, size == 8 ? (void *)&x : (void *)&x32, 1, w->base[pe] + off, w->rkey[pe], &p);
 	if (post) {
