@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/goshmem/shmem/kernels"
 	rt "github.com/goshmem/shmem/runtime"
 )
 
@@ -193,7 +194,7 @@ func SignalWaitUntil(sig *uint64, cmp Cmp, v uint64) uint64 {
 	var got uint64
 	rt.Await(rt.WaitSignal, 0, func() bool {
 		got = atomic.LoadUint64(sig)
-		return compare(got, cmp, v)
+		return kernels.Holds(got, kernels.Cmp(cmp), v)
 	})
 	return got
 }

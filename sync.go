@@ -35,28 +35,12 @@ func (c Cmp) check(who string) {
 	}
 }
 
-func compare[T Integer](a T, c Cmp, b T) bool {
-	switch c {
-	case CmpEQ:
-		return a == b
-	case CmpNE:
-		return a != b
-	case CmpGT:
-		return a > b
-	case CmpGE:
-		return a >= b
-	case CmpLT:
-		return a < b
-	}
-	return a <= b
-}
-
 // WaitUntil waits until the local symmetric *ivar compares to v by cmp.
 func WaitUntil[T Sync](ivar *T, cmp Cmp, v T) {
 	const who = "shmem.WaitUntil"
 	checkVar(who, ivar)
 	cmp.check(who)
-	rt.Await(rt.WaitUntil, 0, func() bool { return compare(kernels.LoadAcquire(ivar), cmp, v) })
+	rt.Await(rt.WaitUntil, 0, func() bool { return kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v) })
 }
 
 // Test reports whether the local symmetric *ivar compares to v by cmp.
@@ -64,7 +48,7 @@ func Test[T Sync](ivar *T, cmp Cmp, v T) bool {
 	const who = "shmem.Test"
 	checkVar(who, ivar)
 	cmp.check(who)
-	return idleUnless(compare(kernels.LoadAcquire(ivar), cmp, v))
+	return idleUnless(kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v))
 }
 
 // idleUnless passes a test's result through, yielding the CPU first when the test found
@@ -128,7 +112,7 @@ func (s *testSet[T]) holdsBy(i int, cmp Cmp) bool {
 	if s.values != nil {
 		v = s.values[i]
 	}
-	return compare(kernels.LoadAcquire(&s.ivars[i]), cmp, v)
+	return kernels.Holds(kernels.LoadAcquire(&s.ivars[i]), kernels.Cmp(cmp), v)
 }
 
 func (s *testSet[T]) empty() bool {

@@ -204,6 +204,24 @@ func LoadAcquire[T int16 | int32 | int64 | uint16 | uint32 | uint64 | int | uint
 	return *(*T)(unsafe.Pointer(&h))
 }
 
+// Holds reports whether a cmp b: the comparison a scan makes of one element, for the
+// one-variable forms of the wait/test family.
+func Holds[T ScanElem](a T, cmp Cmp, b T) bool {
+	switch cmp {
+	case CmpEQ:
+		return a == b
+	case CmpNE:
+		return a != b
+	case CmpGT:
+		return a > b
+	case CmpGE:
+		return a >= b
+	case CmpLT:
+		return a < b
+	}
+	return a <= b
+}
+
 var bigEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 0 }()
 
 // scanViews turns a reference scan's arguments into slices and the broadcast value: the

@@ -181,29 +181,12 @@ func TestScanClass(t *testing.T) {
 	}
 }
 
-// holds is one comparison, for TestCmpNegate.
-func holds[T ScanElem](a T, cmp Cmp, b T) bool {
-	switch cmp {
-	case CmpEQ:
-		return a == b
-	case CmpNE:
-		return a != b
-	case CmpGT:
-		return a > b
-	case CmpGE:
-		return a >= b
-	case CmpLT:
-		return a < b
-	}
-	return a <= b
-}
-
 func TestCmpNegate(t *testing.T) {
 	vs := interesting[int32]()
 	for c := range numCmps {
 		for _, a := range vs {
 			for _, b := range vs {
-				if holds(a, c.Negate(), b) == holds(a, c, b) {
+				if Holds(a, c.Negate(), b) == Holds(a, c, b) {
 					t.Fatalf("%v.Negate() = %v: both or neither hold for %d, %d", c, c.Negate(), a, b)
 				}
 			}
