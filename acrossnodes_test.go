@@ -300,3 +300,21 @@ func TestAcrossNodesEagerMismatch(t *testing.T) {
 		t.Fatalf("status %d, want non-zero and the GOSHMEM_NET_EAGER message\n%s", r.Status, out)
 	}
 }
+
+// A broadcast whose PEs pass different sizes stops the job with a message naming both
+// (across nodes the root's data comes as one message of its size, and is checked).
+func TestAcrossNodesBroadcastSizes(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := filepath.Join(t.TempDir(), "prog")
+	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	r := shmemtest.LaunchProg(t, 2, bin, "bcastsizes")
+	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "shmem.Broadcast: PE 0") || !strings.Contains(out, "sent 16 bytes where PE 1 expects 8") {
+		t.Fatalf("status %d, want non-zero and the size message\n%s", r.Status, out)
+	}
+}

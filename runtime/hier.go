@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
@@ -20,11 +21,14 @@ import (
 //
 // A node's leader is the group's lowest PE on it. Signals of the network phase use their
 // own words of the sync area (wordNet on), so a leader's two roles never count each
-// other's signals. Each channel keeps two alternating areas enough for back-to-back
-// collectives: the node phases return only after every member of the node has entered; in a
-// network phase a leader's words are written only by leaders that cannot be two calls apart
-// from it (the barrier and the allgather wait for every leader; the tree phases exchange a
-// signal with each neighbour every call).
+// other's signals. Back-to-back collectives on a team's two alternating areas: the node
+// phases return only after every member of the node has entered, so a node's members are
+// never two calls apart. Leaders may be: a small broadcast's root leaves once its mail is
+// sent (netBroadcast). So what one leader writes into another's area or scratch without
+// a handshake in the same call is a count (signal adds, await subtracts: a later call's
+// count waits for its call) or an epoch, never data: data goes as mail, into the user's
+// dst (ready before any PE calls, as the spec has it), or into an area or scratch its
+// receiver offered in this call (netReady, the large reduction's slot offers).
 
 // hier is a group's split across nodes, seen from my PE.
 type hier struct {
@@ -105,26 +109,61 @@ const (
 	netUp    = 17 // a child's partial result is in my scratch
 	netReady = 18 // my parent can take my next chunk
 	netData  = 19 // a leader's blocks are in my dst
-	// Words 20..31 carry small payloads (netReduceRD): the call owns its area (a team's
-	// areas alternate, a pSync is not reused while a PE still uses it), so a sender needs
-	// no sign that the receiver is ready, and the receiver zeroes them after reading.
+	// Words 20..31: two per round of netReduceRDLarge, and the mail channels of
+	// netReduceRD's rounds (one per round).
 	netSlots     = 20
 	netSlotWords = 12
 )
 
-// netRDRound is the words of each round of netReduceRD among L leaders at nbytes each (a
-// signal word, then the payload), or 0 when it does not apply: L must be a power of two
-// (recursive doubling pairs every leader in every round) and each round's payload fit
-// its share of the slot words.
-func netRDRound(L, nbytes int) int {
-	if L < 2 || L&(L-1) != 0 || nbytes <= 0 {
-		return 0
+// Mail (engine.c "Mail"): a network phase's message kept at its receiver, by sender and
+// channel, until the receiver takes it, so the sender needs no sign that the receiver is
+// ready: a broadcast's root returns once its message is sent, where it waited a hop for
+// its child's "ready". Leaders may then be many calls apart, so data that may still be
+// unread never goes into another leader's words or scratch without a handshake; mail
+// queues instead (netReduceRD). A channel is a word of the network area, its symmetric
+// address the key: each call's area (a team's two alternate, a pSync is the user's) keeps
+// its messages apart, and a sender's messages on one channel are taken in the order sent
+// (one endpoint, in order, as netExactCounts assumes).
+
+// netMailable reports whether n bytes travel as one message (GOSHMEM_NET_EAGER).
+func netMailable(n uintptr) bool { return netEagerMax > 0 && n <= netEagerMax }
+
+// mail sends n bytes from src to PE pe on channel i of the area.
+func (a area) mail(i int, src unsafe.Pointer, n uintptr, pe int) {
+	netT.(mailer).Mail(pe, segOffset(unsafe.Pointer(a.word(i))), src, n)
+}
+
+// take waits for PE from's message on channel i of my area and returns its bytes, valid
+// until netFreeMail; a message of another size than want means the PEs passed different
+// sizes to the collective.
+func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
+	key := segOffset(unsafe.Pointer(a.word(i)))
+	var p unsafe.Pointer
+	var n uintptr
+	count, seen := engine.MailCount(), ^uint64(0)
+	Await(WaitCollective, i, func() bool {
+		c := atomic.LoadUint64(count)
+		if c == seen {
+			return false // nothing came since the last look: no lock, no cgo call
+		}
+		var ok bool
+		lockNet()
+		p, n, ok = engine.TakeMail(from, key)
+		unlockNet()
+		seen = c
+		return ok
+	})
+	if n != want {
+		netFreeMail(p)
+		panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes where PE %d expects %d: every PE must pass the same size", who, from, Host(from), n, me, want))
 	}
-	w := netSlotWords / bits.TrailingZeros(uint(L))
-	if w < 2 || nbytes > (w-1)*8 {
-		return 0
-	}
-	return w
+	return p
+}
+
+func netFreeMail(p unsafe.Pointer) {
+	lockNet()
+	engine.FreeMail(p)
+	unlockNet()
 }
 
 // netBarrier synchronizes the leaders (I am leader i).
@@ -187,14 +226,27 @@ func treeAt(v, root, n, k int) (parent int, first, last int) {
 func child(c, root, n int) int { return (c + root) % n }
 
 // netBroadcast gives every leader's symmetric dst the n bytes of leader root's buffer buf,
-// down a tree rooted there: a leader tells its parent it is in the call (its dst may be
-// written); the parent, once it has the data, puts it into the child's dst and raises the
-// child's word. A leader's words are written only by its parent and its children, and those
-// can never be two calls apart from it (each call needs the other's signal), so the two
-// alternating areas suffice without a closing barrier.
+// down a tree rooted there. Data of one message goes as mail: a leader takes its parent's
+// message into its dst and mails it on to its children, and the root returns once it sent
+// its own (the broadcast's root is done when its source may be reused). Larger data is put
+// straight into the child's dst: a leader tells its parent it is in the call (its dst may
+// be written), and the parent, once it has the data, puts it there and raises the child's
+// word; a leader's words are then written only by its parent and children, each in the call.
 func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Pointer, n uintptr) {
 	L, me := h.lead.Size, h.leadMe
 	parent, first, last := treeAt(me, root, L, collRadix)
+	if netMailable(n) {
+		if parent >= 0 {
+			p := na.take(who, netDown, h.lead.PE(parent), n)
+			copyBytes(dst, p, n)
+			netFreeMail(p)
+			buf = dst
+		}
+		for c := first; c < last; c++ {
+			na.mail(netDown, buf, n, h.lead.PE(child(c, root, L)))
+		}
+		return
+	}
 	if parent >= 0 {
 		na.signal(netReady, h.lead.PE(parent), 1)
 		na.await(who, WaitCollective, netDown, 1)
@@ -219,24 +271,46 @@ func (a *area) phase(k int) area {
 	return b
 }
 
-// netReduceRD combines the leaders' small buf into every leader's buf by recursive
-// doubling: in round r each leader puts its partial result into the slot of leader
-// me^2^r and combines the one it receives, so all leaders finish after log2(L) one-way
-// latencies (the tree takes three per level: ready, up, down). Every leader combines the
-// same operands pairwise, and the operations are commutative, so every leader ends with
-// the same bits. w is netRDRound's words per round.
-func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf []T, w int) {
+// netReduceRD combines the leaders' buf (one message's worth) into every leader's buf by
+// recursive doubling: in round r each leader mails its partial result to leader me^2^r and
+// combines the one it takes from it, so all leaders finish after log2(L) one-way latencies
+// (the tree takes three per level: ready, up, down). Every leader combines the same
+// operands pairwise, and the operations are commutative, so every leader ends with the
+// same bits.
+func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf []T) {
 	me := h.leadMe
 	nb := uintptr(len(buf)) * unsafe.Sizeof(buf[0])
 	for r, d := 0, 1; d < h.lead.Size; r, d = r+1, d*2 {
-		flag := netSlots + r*w
-		slot := unsafe.Pointer(na.word(flag + 1))
 		pe := h.lead.PE(me ^ d)
-		na.netPutSignal(slot, unsafe.Pointer(unsafe.SliceData(buf)), nb, flag, pe)
-		na.await(who, WaitCollective, flag, 1)
-		in := unsafe.Slice((*T)(slot), len(buf))
-		combineAll(op, buf, [][]T{buf, in})
-		clear(unsafe.Slice((*uint64)(slot), w-1)) // the area returns to SyncValue
+		na.mail(netSlots+r, unsafe.Pointer(unsafe.SliceData(buf)), nb, pe)
+		p := na.take(who, netSlots+r, pe, nb)
+		combineAll(op, buf, [][]T{buf, unsafe.Slice((*T)(p), len(buf))})
+		netFreeMail(p)
+	}
+}
+
+// Network reductions: recursive doubling among a power of two of leaders (mail for one
+// message's worth, netReduceRDLarge beyond; each round needs a word of its own, two for the
+// large form), a tree otherwise.
+const (
+	netRedTree = iota
+	netRedRD
+	netRedRDLarge
+)
+
+// netReduceAlg is the network reduction among L leaders of nbytes each, one message
+// carrying up to eager bytes.
+func netReduceAlg(L int, nbytes, eager uintptr) int {
+	rounds := bits.Len(uint(L)) - 1
+	switch {
+	case L < 2 || L&(L-1) != 0:
+		return netRedTree
+	case eager > 0 && nbytes <= eager && rounds <= netSlotWords:
+		return netRedRD
+	case nbytes > eager && rounds <= netRDLargeRounds:
+		return netRedRDLarge
+	default:
+		return netRedTree
 	}
 }
 

@@ -61,29 +61,31 @@ func TestTreeAt(t *testing.T) {
 	}
 }
 
-func TestNetRDRound(t *testing.T) {
-	for _, c := range []struct{ L, nbytes, want int }{
-		{1, 8, 0},       // one leader: no network phase
-		{2, 8, 12},      // one round: the signal word and 11 payload words
-		{2, 88, 12},     // 11 words fit
-		{2, 89, 0},      // 12 do not
-		{3, 8, 0},       // not a power of two: the tree
-		{4, 40, 6},      // two rounds of 6 words, 5 of payload
-		{4, 41, 0},      //
-		{8, 24, 4},      // three rounds of 4
-		{64, 8, 2},      // six rounds of 2: one payload word each
-		{64, 9, 0},      //
-		{128, 8, 0},     // seven rounds: no room
-		{2, 0, 0},       // nothing to send
-		{1 << 20, 8, 0}, //
-		{6 << 10, 8, 0}, //
-		{2, 1 << 40, 0}, //
-		{16, 16, 3},     // four rounds of 3
-		{16, 17, 0},     //
-		{32, 8, 2},      //
+func TestNetReduceAlg(t *testing.T) {
+	const eager = 64 << 10
+	for _, c := range []struct {
+		L             int
+		nbytes, eager uintptr
+		want          int
+	}{
+		{2, 8, eager, netRedRD},              // one round, one message
+		{2, eager, eager, netRedRD},          // a message's worth
+		{2, eager + 1, eager, netRedRDLarge}, // beyond: chunks through the scratch
+		{2, 8, 0, netRedRDLarge},             // GOSHMEM_NET_EAGER=0: no message carries data
+		{2, 0, eager, netRedRD},              //
+		{3, 8, eager, netRedTree},            // not a power of two
+		{6, 1 << 20, eager, netRedTree},      //
+		{64, 8, eager, netRedRD},             // six rounds
+		{64, 1 << 20, eager, netRedRDLarge},  // six rounds of two words each: they fit
+		{128, 8, eager, netRedRD},            // seven rounds: a channel word each
+		{128, 1 << 20, eager, netRedTree},    // but not two words each for the large form
+		{1 << 12, 8, eager, netRedRD},        // twelve rounds: the last channel word
+		{1 << 13, 8, eager, netRedTree},      //
+		{128, 8, 0, netRedTree},              //
+		{1, 8, eager, netRedTree},            // one leader: never asked, but no recursive doubling
 	} {
-		if got := netRDRound(c.L, c.nbytes); got != c.want {
-			t.Errorf("netRDRound(%d, %d) = %d, want %d", c.L, c.nbytes, got, c.want)
+		if got := netReduceAlg(c.L, c.nbytes, c.eager); got != c.want {
+			t.Errorf("netReduceAlg(%d, %d, %d) = %d, want %d", c.L, c.nbytes, c.eager, got, c.want)
 		}
 	}
 }

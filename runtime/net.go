@@ -89,6 +89,13 @@ type netEngine interface {
 	// NewContext makes the remote part of a communication context: its own worker, so its
 	// Quiet waits for its own operations only.
 	NewContext() (Transport, error)
+	// TakeMail unlinks the oldest message PE from mailed this PE under key (a mailer's
+	// Mail), its bytes valid until FreeMail; ok is false when none has come. Called with
+	// the worker locked (lockNet): the engine's handlers keep the messages.
+	TakeMail(from int, key uintptr) (p unsafe.Pointer, n uintptr, ok bool)
+	// MailCount counts the messages kept so far (read atomically, without the lock).
+	MailCount() *uint64
+	FreeMail(p unsafe.Pointer)
 }
 
 var engine netEngine

@@ -308,6 +308,14 @@ func (e *ucxEngine) Check() {
 
 func (e *ucxEngine) Abort(status int, msg string) { ucx.Abort(status, msg) }
 
+func (e *ucxEngine) TakeMail(from int, key uintptr) (unsafe.Pointer, uintptr, bool) {
+	return ucx.TakeMail(from, key)
+}
+
+func (e *ucxEngine) FreeMail(p unsafe.Pointer) { ucx.FreeMail(p) }
+
+func (e *ucxEngine) MailCount() *uint64 { return ucx.MailCount }
+
 func (e *ucxEngine) Finalize() {
 	if e.w != nil {
 		netMu.Lock()
@@ -512,6 +520,16 @@ func (t *ucxTransport) PutSignal(dst unsafe.Pointer, dstStride int, src unsafe.P
 	unlockNet()
 	if err != nil {
 		netFail("put-signal", pe, err)
+	}
+}
+
+// Mail sends n bytes from src to PE pe, kept there under key until it takes them.
+func (t *ucxTransport) Mail(pe int, key uintptr, src unsafe.Pointer, n uintptr) {
+	lockNet()
+	err := t.w.Mail(pe, me, key, src, n)
+	unlockNet()
+	if err != nil {
+		netFail("collective message", pe, err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"math/bits"
 	"unsafe"
 
 	"github.com/goshmem/shmem/kernels"
@@ -259,12 +258,12 @@ func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst
 	na := a.net()
 	nodePhase(func() { reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src) })
 	if h.leadMe >= 0 {
-		L := h.lead.Size
-		if w := netRDRound(L, len(dst)*int(unsafe.Sizeof(dst[0]))); w > 0 {
-			netReduceRD(who, op, h, &na, dst, w)
-		} else if L&(L-1) == 0 && bits.Len(uint(L))-1 <= netRDLargeRounds {
+		switch netReduceAlg(h.lead.Size, uintptr(len(dst))*unsafe.Sizeof(dst[0]), netEagerMax) {
+		case netRedRD:
+			netReduceRD(who, op, h, &na, dst)
+		case netRedRDLarge:
 			netReduceRDLarge(who, op, h, &na, dst)
-		} else {
+		default:
 			netReduce(who, op, h, &na, dst)
 		}
 	}

@@ -64,6 +64,13 @@ type putSignaler interface {
 	PutSignal(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride, n int, size uintptr, sig unsafe.Pointer, v uint64, pe int)
 }
 
+// mailer is a transport that sends a collective's message to be kept at its receiver until
+// taken by sender and key (netEngine.TakeMail), so the sender need not know the receiver
+// is ready (hier.go's mail).
+type mailer interface {
+	Mail(pe int, key uintptr, src unsafe.Pointer, n uintptr)
+}
+
 // transports[pe] reaches PE pe: shared memory for the PEs of my node, the multi-node
 // engine for the rest. allShm says every PE is reached through shared memory (a one-node
 // job): the hot paths then call the shared-memory transport directly, where the compiler

@@ -148,6 +148,17 @@ func main() {
 			shmem.Barrier(shmem.ActiveSet{Start: n - 2, Size: 2}, pSync)
 		}
 		shmem.BarrierAll()
+	case "bcastsizes":
+		// PE 0 broadcasts two elements, every other PE expects one: the job must stop with
+		// a message, not leave a PE with half a result.
+		src, _ := shmem.Calloc[int64](2)
+		dst, _ := shmem.Calloc[int64](2)
+		m := 1
+		if me == 0 {
+			m = 2
+		}
+		shmem.Broadcast(shmem.TeamWorld(), dst[:m], src[:m], 0)
+		shmem.Finalize()
 	case "afterfinalize":
 		// Every PE finalizes; PE 0 then keeps running, the others exit.
 		shmem.Finalize()

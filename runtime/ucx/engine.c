@@ -113,6 +113,7 @@ static gsx_worker *serving;
 static unsigned send_answers(void);
 static ucs_status_t set_handlers(gsx_worker *w);
 static int wait_answered(gsx_worker *w);
+static void free_mails(void);
 
 // progress progresses one worker, then sends the answers its handlers queued.
 static unsigned progress(gsx_worker *w) { return ucp_worker_progress(w->w) + send_answers(); }
@@ -397,6 +398,7 @@ void gsx_worker_free(gsx_worker *w) {
 }
 
 void gsx_fini(void) {
+	free_mails();
 	ucp_mem_unmap(ctx, memh);
 	ucp_cleanup(ctx);
 }
@@ -422,7 +424,7 @@ char *gsx_ep_info(gsx_worker *w, int pe) {
 // quiet and fence, once its target sent AM_DONE (after writing the elements); an iget once
 // the gathered elements arrived (AM_IGOT). The handlers only queue answers: sends from
 // inside a handler would run in the progress context; progress() sends them after.
-enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT, AM_SIGNAL };
+enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT, AM_SIGNAL, AM_MAIL };
 #define AM_CHUNK 16384
 
 typedef struct {
@@ -596,9 +598,92 @@ static ucs_status_t on_signal(void *arg, const void *header, size_t hlen, void *
 	return UCS_OK;
 }
 
+// Mail. A network phase's message its receiver may not be ready for (the receiver of a
+// broadcast may still read the last one's result where this one would land, a partner of a
+// recursive doubling may still combine an earlier call's data): the handler keeps it, in
+// arrival order, until the receiver takes it by sender and key (the symmetric address of
+// the word that names the channel), MPI's unexpected-message queue in small. The sender
+// needs no sign that the receiver is ready, so it returns once the message is sent.
+typedef struct { uint64_t key; uint64_t from; } mail_hdr;
+typedef struct mail {
+	struct mail *next;
+	uint64_t key, from;
+	size_t len;
+	char data[] __attribute__((aligned(16)));
+} mail;
+static mail *mails, **mails_end = &mails; // under the Go side's worker lock, as every handler
+// mails_come counts the messages kept: a receiver polls it without the lock, and takes
+// (gsx_mail_take, with the lock) only when it moved.
+static uint64_t mails_come;
+uint64_t *gsx_mail_count(void) { return &mails_come; }
+
+int gsx_mail(gsx_worker *w, int pe, int from, uint64_t key, const void *src, size_t n) {
+	mail_hdr *buf = malloc(sizeof *buf + n);
+	if (buf == NULL) return UCS_ERR_NO_MEMORY;
+	*buf = (mail_hdr){.key = key, .from = (uint64_t)from};
+	if (n) memcpy(buf + 1, src, n);
+	ucp_request_param_t p;
+	memset(&p, 0, sizeof p);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	p.cb.send = sig_sent;
+	p.user_data = buf;
+	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_MAIL, buf, sizeof *buf, n ? buf + 1 : NULL, n, &p);
+	if (r == NULL) { free(buf); return 0; }
+	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
+	ucp_request_free(r); // completes later; sig_sent frees buf
+	return 0;
+}
+
+static ucs_status_t on_mail(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	mail_hdr h;
+	if (hlen != sizeof h) {
+		fprintf(stderr, "goshmem: a malformed collective message reached this PE (dropped)\n");
+		return UCS_OK;
+	}
+	memcpy(&h, header, sizeof h);
+	mail *m = malloc(sizeof *m + len);
+	if (m == NULL) { // its receiver would wait forever
+		fprintf(stderr, "goshmem: out of memory keeping another PE's collective message\n");
+		gsx_pmix_abort(1, "goshmem: out of memory keeping another PE's collective message");
+		abort();
+	}
+	*m = (mail){.key = h.key, .from = h.from, .len = len};
+	if (len) memcpy(m->data, data, len);
+	*mails_end = m;
+	mails_end = &m->next;
+	__atomic_add_fetch(&mails_come, 1, __ATOMIC_RELEASE);
+	return UCS_OK;
+}
+
+gsx_mail_msg gsx_mail_take(int from, uint64_t key) {
+	for (mail **p = &mails; *p != NULL; p = &(*p)->next) {
+		mail *m = *p;
+		if (m->from != (uint64_t)from || m->key != key) continue;
+		*p = m->next;
+		if (mails_end == &m->next) mails_end = p;
+		return (gsx_mail_msg){m->data, m->len};
+	}
+	return (gsx_mail_msg){NULL, 0};
+}
+
+void gsx_mail_free(void *data) {
+	if (data != NULL) free((char *)data - offsetof(mail, data));
+}
+
+// free_mails drops the messages nobody took (the job ends).
+static void free_mails(void) {
+	while (mails != NULL) {
+		mail *m = mails;
+		mails = m->next;
+		free(m);
+	}
+	mails_end = &mails;
+}
+
 static ucs_status_t set_handlers(gsx_worker *w) {
-	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot, [AM_SIGNAL] = on_signal};
-	for (unsigned id = AM_IPUT; id <= AM_SIGNAL; id++) {
+	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot, [AM_SIGNAL] = on_signal, [AM_MAIL] = on_mail};
+	for (unsigned id = AM_IPUT; id <= AM_MAIL; id++) {
 		ucp_am_handler_param_t p;
 		memset(&p, 0, sizeof p);
 		p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;

@@ -37,6 +37,14 @@ gsx_result gsx_amo(gsx_worker *w, int pe, uint64_t off, int op, int size, uint64
 // dst_stride bytes from offset off of PE pe, then adds v to (add) or stores v into the
 // word at offset sig there, in one message; the receiver waits for the word.
 int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size, uint64_t sig, int add, uint64_t v);
+// gsx_mail sends n bytes from src to PE pe as a message kept there until taken by sender
+// (from, my PE) and key; gsx_mail_take unlinks the oldest such message and returns its
+// bytes (NULL when none has come), to be released by gsx_mail_free.
+int gsx_mail(gsx_worker *w, int pe, int from, uint64_t key, const void *src, size_t n);
+typedef struct { void *data; size_t len; } gsx_mail_msg; // by value: no Go pointer into C
+gsx_mail_msg gsx_mail_take(int from, uint64_t key);
+void gsx_mail_free(void *data);
+uint64_t *gsx_mail_count(void); // messages kept so far (an atomic counter)
 gsx_result gsx_g(gsx_worker *w, int pe, uint64_t off, size_t size);
 int gsx_p(gsx_worker *w, int pe, uint64_t off, uint64_t v, size_t size);
 void gsx_set_yield(int y);

@@ -245,6 +245,27 @@ func (w *Worker) PutSignal(pe int, off uintptr, dstStride int, src unsafe.Pointe
 	return ucsErr("ucp_am_send_nbx", C.gsx_put_signal(w.w, C.int(pe), C.uint64_t(off), C.size_t(uintptr(dstStride)*size), (*C.char)(src), C.size_t(uintptr(srcStride)*size), C.size_t(n), C.size_t(size), C.uint64_t(sig), cbool(add), C.uint64_t(v)))
 }
 
+// Mail sends n bytes from src to PE pe (I am PE from), kept there under key until taken
+// (TakeMail): a collective's message its receiver may not be ready for. It returns at once
+// (src may be reused).
+func (w *Worker) Mail(pe, from int, key uintptr, src unsafe.Pointer, n uintptr) error {
+	return ucsErr("ucp_am_send_nbx (mail)", C.gsx_mail(w.w, C.int(pe), C.int(from), C.uint64_t(key), src, C.size_t(n)))
+}
+
+// TakeMail unlinks the oldest message PE from sent this PE under key: its bytes, in C
+// memory until FreeMail. ok is false when none has come (progress the worker).
+func TakeMail(from int, key uintptr) (p unsafe.Pointer, n uintptr, ok bool) {
+	m := C.gsx_mail_take(C.int(from), C.uint64_t(key))
+	return m.data, uintptr(m.len), m.data != nil
+}
+
+// MailCount is the number of messages kept so far, an atomic counter: a receiver need
+// only try TakeMail again once it moved.
+var MailCount = (*uint64)(unsafe.Pointer(C.gsx_mail_count()))
+
+// FreeMail releases a message TakeMail returned.
+func FreeMail(p unsafe.Pointer) { C.gsx_mail_free(p) }
+
 // Flush completes every operation the worker started (shmem_quiet).
 func (w *Worker) Flush() error { return ucsErr("ucp_worker_flush_nbx", C.gsx_flush(w.w)) }
 
