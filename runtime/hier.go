@@ -447,8 +447,8 @@ func netAllgather(who string, h *hier, na *area, word int, g Group, dst unsafe.P
 // only this call's when each of its senders sends it messages in order (one ordered
 // stream: the one-message path, on one endpoint) and no other PE can send it a later
 // call's. Without a barrier that holds only for a single sender per receiver: another
-// sender may be two calls ahead (a broadcast's or a scan's member leaves before others
-// enter), its next call's message then counted for this one, which lacked a block still
+// sender may be calls ahead (a broadcast's root or a scan's member leaves before others
+// enter), its later call's message then counted for this one, which lacked a block still
 // under way from a third PE. So the network phases that skip their barrier
 // (netAllgather, alltoallNet) do it with one far sender per receiver and messages only.
 
