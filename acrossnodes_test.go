@@ -318,3 +318,22 @@ func TestAcrossNodesBroadcastSizes(t *testing.T) {
 		t.Fatalf("status %d, want non-zero and the size message\n%s", r.Status, out)
 	}
 }
+
+// SHMEM_DEBUG compares a collective's arguments across nodes too: the last PE (on another
+// node than PE 0) reduces fewer elements, and the job stops with both counts.
+func TestAcrossNodesDebugCounts(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := filepath.Join(t.TempDir(), "prog")
+	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv("SHMEM_DEBUG", "1")
+	r := shmemtest.LaunchProg(t, 2, bin, "reducecounts")
+	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3") {
+		t.Fatalf("status %d, want non-zero and the counts message\n%s", r.Status, out)
+	}
+}

@@ -115,8 +115,9 @@ func debugEnter(a area, g Group, me int, c CollCall) {
 	}
 	rec := &obj.Slot(MyPE()).Coll
 	publish(rec, g, c)
-	if spansNodes(g) {
-		return // the members' records are in their own nodes' memory: only local checks
+	if h := hierOf(g); h != nil {
+		debugAcrossNodes(g, h, me, c, rec)
+		return
 	}
 	debugMeet(g, me, c)
 	if me != 0 {
@@ -140,6 +141,67 @@ func debugEnter(a area, g Group, me int, c CollCall) {
 	}
 	debugMeet(g, me, c)
 }
+
+// debugAcrossNodes checks a call over a group spanning nodes: member 0's record reaches
+// the members on other nodes as mail (their nodes cannot read its slot), who compare it
+// with theirs; the members on member 0's node meet and compare through shared memory as in
+// a one-node call. A member whose mail does not come within debugMeetAfter reports where it
+// waited.
+func debugAcrossNodes(g Group, h *hier, me int, c CollCall, rec *shm.DebugRecord) {
+	dbg := area{p: reserved(shm.ReservedDebugOffset)}
+	pe0 := g.PE(0)
+	var mine shm.DebugRecord
+	readRecord(rec, &mine)
+	if me == 0 {
+		for j := 1; j < g.Size; j++ {
+			if pe := g.PE(j); !local(pe) {
+				dbg.mail(debugMailWord, unsafe.Pointer(&mine), unsafe.Sizeof(mine), pe)
+			}
+		}
+	}
+	if local(pe0) { // h.loc's member 0 is pe0
+		debugMeet(h.loc, h.locMe, c)
+		if me != 0 {
+			var r0 shm.DebugRecord
+			readRecord(&obj.Slot(pe0).Coll, &r0)
+			if msg := recordDiff(c.Who, pe0, &r0, MyPE(), &mine); msg != "" {
+				debugFail(msg)
+			}
+		}
+		debugMeet(h.loc, h.locMe, c) // member 0's record stays until all compared
+		return
+	}
+	deadline := time.Now().Add(debugMeetAfter)
+	var p unsafe.Pointer
+	var n uintptr
+	polls := 0
+	Await(WaitCollective, debugMailWord, func() bool {
+		var ok bool
+		if p, n, ok = dbg.tryTake(debugMailWord, pe0); ok {
+			return true
+		}
+		if polls++; polls%1024 == 0 && time.Now().After(deadline) {
+			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d (on %s) has waited %v for PE %d (on %s), member 0 of %s, to enter the call: it is elsewhere (another collective, or finished)",
+				c.Who, MyPE(), Host(MyPE()), debugMeetAfter, pe0, Host(pe0), g))
+		}
+		return false
+	})
+	var r0 shm.DebugRecord
+	if n == unsafe.Sizeof(r0) {
+		r0 = *(*shm.DebugRecord)(p)
+	}
+	netFreeMail(p)
+	if n != unsafe.Sizeof(r0) {
+		debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: a record of %d bytes came from PE %d: a PE of another goshmem build?", c.Who, n, pe0))
+	}
+	if msg := recordDiff(c.Who, pe0, &r0, MyPE(), &mine); msg != "" {
+		debugFail(msg)
+	}
+}
+
+// debugMailWord names the channel of debugAcrossNodes' records: a word of the reserved
+// debug words of every PE that no meeting uses.
+const debugMailWord = 2
 
 // debugLeave marks the end of the call in the record.
 func debugLeave() {

@@ -137,7 +137,6 @@ func (a area) mail(i int, src unsafe.Pointer, n uintptr, pe int) {
 // until netFreeMail; a message of another size than want means the PEs passed different
 // sizes to the collective.
 func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
-	key := segOffset(unsafe.Pointer(a.word(i)))
 	var p unsafe.Pointer
 	var n uintptr
 	count, seen := engine.MailCount(), ^uint64(0)
@@ -147,9 +146,7 @@ func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
 			return false // nothing came since the last look: no lock, no cgo call
 		}
 		var ok bool
-		lockNet()
-		p, n, ok = engine.TakeMail(from, key)
-		unlockNet()
+		p, n, ok = a.tryTake(i, from)
 		seen = c
 		return ok
 	})
@@ -158,6 +155,14 @@ func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
 		panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes where PE %d expects %d: every PE must pass the same size", who, from, Host(from), n, me, want))
 	}
 	return p
+}
+
+// tryTake takes PE from's oldest message on channel i of my area, if one has come.
+func (a area) tryTake(i, from int) (p unsafe.Pointer, n uintptr, ok bool) {
+	lockNet()
+	p, n, ok = engine.TakeMail(from, segOffset(unsafe.Pointer(a.word(i))))
+	unlockNet()
+	return p, n, ok
 }
 
 func netFreeMail(p unsafe.Pointer) {

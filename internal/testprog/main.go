@@ -159,6 +159,16 @@ func main() {
 		}
 		shmem.Broadcast(shmem.TeamWorld(), dst[:m], src[:m], 0)
 		shmem.Finalize()
+	case "reducecounts":
+		// The last PE reduces one element fewer than the others (SHMEM_DEBUG catches it).
+		src, _ := shmem.Calloc[int64](4)
+		dst, _ := shmem.Calloc[int64](4)
+		m := 4
+		if me == n-1 {
+			m = 3
+		}
+		shmem.SumReduce(shmem.TeamWorld(), dst[:m], src[:m])
+		shmem.Finalize()
 	case "afterfinalize":
 		// Every PE finalizes; PE 0 then keeps running, the others exit.
 		shmem.Finalize()

@@ -37,7 +37,7 @@ const (
 const (
 	ReservedBellOffset  = 0         // SegHeader: doorbell and sleeper count, own cache line
 	ReservedTeamsOffset = 64 << 10  // MaxTeams × TeamAreaSize
-	ReservedDebugOffset = 512 << 10 // SHMEM_DEBUG's meeting words (two uint64), own cache line
+	ReservedDebugOffset = 512 << 10 // SHMEM_DEBUG: two meeting words, a mail channel's word (its address only); own cache line
 	ReservedScratchOff  = 1 << 20   // ScratchSize bytes
 	reservedEnd         = ReservedScratchOff + ScratchSize
 )
