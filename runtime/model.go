@@ -1,10 +1,13 @@
 package rt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"sync"
+	"unsafe"
 
+	"github.com/goshmem/shmem/runtime/shm"
 	"github.com/goshmem/shmem/topology"
 )
 
@@ -14,8 +17,11 @@ import (
 // Passing the text rather than a path means every PE parses identical input even while
 // another shmemrun --calibrate or --tune rewrites the cache, so every PE chooses alike;
 // the control block would do as well but would tie the shared layout to a text format.
-// A PE started by another launcher reads SHMEM_COLL_TUNING itself (a file the user
-// named, which nothing of ours rewrites) and uses the default model.
+// In a job a PMIx launcher started (mpirun, srun, shmemrun --hosts) each node is its own
+// machine: the node's leader reads its machine's model and the table of the job's layout
+// from its cache and hands its node's PEs the same bytes through its scratch
+// (nodeCacheInit); PEs of one node must choose alike, those of different nodes need not
+// (each node phase is among one node's PEs).
 const (
 	EnvModel     = "GOSHMEM_COLL_MODEL"      // a model file's text (topology.ParseModel)
 	EnvModelFile = "GOSHMEM_COLL_MODEL_FILE" // where it was read, for messages and SHMEM_INFO
@@ -76,6 +82,10 @@ func modelInit(lookup func(string) (string, bool)) error {
 	return nil
 }
 
+// JobLayout is the job's layout as a tuning table keys it (shmemrun --tune's timing jobs
+// report it).
+func JobLayout() topology.Layout { return jobLayout() }
+
 // jobLayout is the job's layout as a tuning table keys it: the nodes, and my node's PEs'
 // placement.
 func jobLayout() topology.Layout {
@@ -97,23 +107,167 @@ func jobLayout() topology.Layout {
 }
 
 // tableFor is the tuning table auto consults for g: the job's, when it matches the job's
-// layout and g is every PE of a one-node job (the table was measured over those; a
-// node phase of a composed collective is a different group).
+// layout and g is what its timings were measured over: every PE of a one-node job; in a
+// job across nodes, my node's PEs (the node phase of a collective over every PE, the part
+// the timing jobs' SHMEM_*_ALGORITHM forced: each network phase has one algorithm).
 func tableFor(g Group) *topology.Table {
-	tuningOnce.Do(func() {
-		if tuning == nil {
-			return
+	tuningOnce.Do(matchTable)
+	if tuningUse == nil {
+		return nil
+	}
+	if multiNode {
+		if !sameMembers(g, Shared.G) {
+			return nil
 		}
-		if l := jobLayout(); l != tuning.Layout {
-			tuningNote = fmt.Sprintf("not used: it was tuned for %s, this job is %s (shmemrun --tune -n %d with this job's placement flags writes one)", tuning.Layout, l, npes)
-			return
-		}
-		tuningUse = tuning
-	})
-	if tuningUse == nil || multiNode || g.Start != 0 || g.Stride != 1 || g.Size != npes {
+	} else if g.Start != 0 || g.Stride != 1 || g.Size != npes {
 		return nil
 	}
 	return tuningUse
+}
+
+// matchTable decides once whether the job's table fits its layout; a table measured across
+// nodes brings the network level it measured into the model.
+func matchTable() {
+	if tuning == nil {
+		return
+	}
+	if l := jobLayout(); l != tuning.Layout {
+		how := fmt.Sprintf("shmemrun --tune -n %d with this job's placement flags", npes)
+		if l.Nodes > 1 {
+			how = fmt.Sprintf("shmemrun --tune --hosts with %d nodes x %d PEs and this job's placement flags", l.Nodes, l.PEsPerNode)
+		}
+		tuningNote = fmt.Sprintf("not used: it was tuned for %s, this job is %s (%s writes one)", tuning.Layout, l, how)
+		return
+	}
+	tuningUse = tuning
+	if n := tuning.Net; n.BW > 0 {
+		machineModel.LatNet, machineModel.BWNet = n.Lat, n.BW
+		if modelFields == nil {
+			modelFields = map[string]string{}
+		}
+		modelFields["LatNet"] = "measured across nodes by shmemrun --tune (" + tuningSource + ")"
+		modelFields["BWNet"] = modelFields["LatNet"]
+	}
+}
+
+// sameMembers reports whether groups a and b list the same PEs in the same order.
+func sameMembers(a, b Group) bool {
+	if a.Size != b.Size {
+		return false
+	}
+	for i := range a.Size {
+		if a.PE(i) != b.PE(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeCacheInit gives a job a PMIx launcher started its node's model and table (see the
+// top of this file), unless the launcher passed them: the node's leader reads its cache
+// and writes the texts into its scratch, and every PE of the node parses those bytes
+// between two node barriers. Nothing has chosen an algorithm yet (the barriers here are
+// named, not chosen).
+func nodeCacheInit() error {
+	if _, ok := os.LookupEnv(EnvModel); ok {
+		return nil
+	}
+	if _, ok := os.LookupEnv(EnvTable); ok {
+		return nil
+	}
+	scratch := reserved(shm.ReservedScratchOff)
+	leader := Shared.G.PE(0)
+	if me == leader {
+		writeTexts(scratch, shm.ScratchSize, leaderCacheTexts())
+	}
+	meet := func() {
+		a := Shared.next()
+		barrierDissem("shmem.Init", Shared.G, Shared.Me, &a)
+	}
+	meet()
+	texts := readTexts(Remote(scratch, leader), shm.ScratchSize)
+	meet() // the leader's scratch is free again once every PE has read it
+	lookup := func(k string) (string, bool) {
+		v, ok := texts[k]
+		return v, ok && v != ""
+	}
+	if err := modelInit(lookup); err != nil {
+		return err
+	}
+	if why := texts[envModelWhy]; why != "" {
+		modelSource = "default (" + why + "; shmemrun --calibrate on a node of this kind writes one)"
+	}
+	return nil
+}
+
+// envModelWhy: the leader's texts also say why there is no model, for SHMEM_INFO.
+const envModelWhy = "model-why"
+
+// leaderCacheTexts is what the node leader finds in its cache for this machine and the
+// job's layout, keyed as modelInit looks them up.
+func leaderCacheTexts() map[string]string {
+	out := map[string]string{}
+	dir, err := topology.CacheDir(os.Getenv)
+	if err != nil {
+		out[envModelWhy] = err.Error()
+		return out
+	}
+	t, err := topology.Read("")
+	if err != nil {
+		out[envModelWhy] = "reading this machine's topology: " + err.Error()
+		return out
+	}
+	machine := topology.MachineKey(t)
+	if c, ok, why := topology.ReadCachedModel(dir, machine); ok {
+		out[EnvModel], out[EnvModelFile] = string(c.Text), c.Path
+	} else {
+		out[envModelWhy] = why
+	}
+	if conf.Text("SHMEM_COLL_TUNING") != "" {
+		return out // the user named one: modelInit reads it
+	}
+	c, ok, err := topology.ReadCachedTable(dir, machine, jobLayout())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goshmem: PE %d (on %s): tuning table %v (ignored; shmemrun --tune rewrites it)\n", me, Host(me), err)
+	}
+	if ok {
+		out[EnvTable], out[EnvTableFile] = string(c.Text), c.Path
+	}
+	return out
+}
+
+// nodeTextKeys are the texts nodeCacheInit hands around, in the order they are written.
+var nodeTextKeys = []string{EnvModel, EnvModelFile, EnvTable, EnvTableFile, envModelWhy}
+
+// writeTexts writes texts into p (n bytes) as a count and length-prefixed strings; texts
+// that do not fit are left out (the PEs then run without them, alike).
+func writeTexts(p unsafe.Pointer, n int, texts map[string]string) {
+	buf := unsafe.Slice((*byte)(p), n)
+	off := 0
+	for _, k := range nodeTextKeys {
+		v := texts[k]
+		if off+8+len(v) > n-8 { // keep room for the terminator
+			v = ""
+		}
+		binary.LittleEndian.PutUint64(buf[off:], uint64(len(v)))
+		off += 8 + copy(buf[off+8:], v)
+	}
+}
+
+// readTexts reads what writeTexts wrote at p.
+func readTexts(p unsafe.Pointer, n int) map[string]string {
+	buf := unsafe.Slice((*byte)(p), n)
+	out := map[string]string{}
+	off := 0
+	for _, k := range nodeTextKeys {
+		l := int(binary.LittleEndian.Uint64(buf[off:]))
+		if l < 0 || l > n-off-8 {
+			break // not ours: none
+		}
+		out[k] = string(buf[off+8 : off+8+l])
+		off += 8 + l
+	}
+	return out
 }
 
 // modelInfo describes auto's sources for SHMEM_INFO.

@@ -13,5 +13,8 @@ func netStart() error { return nil }
 // EngineWorkers counts the engine's live workers: none without the engine.
 func EngineWorkers() int { return 0 }
 
+// NetEngineBuilt reports whether the multi-node engine is built in.
+func NetEngineBuilt() bool { return false }
+
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return "none (built without -tags goshmem_ucx: one node)" }

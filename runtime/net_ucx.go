@@ -585,5 +585,8 @@ func EngineWorkers() int {
 	return ucx.Workers()
 }
 
+// NetEngineBuilt reports whether the multi-node engine is built in.
+func NetEngineBuilt() bool { return true }
+
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return ucx.Compiled() }

@@ -37,6 +37,7 @@ var (
 	runningNPEs atomic.Int64
 	initMu      sync.Mutex
 	singlePE    bool // started without shmemrun
+	pmixJob     bool // started by a PMIx launcher (net.go): each node reads its own cache
 	mayWake     bool // some waiter may sleep on a futex: posters must ring doorbells
 	sleepWait   bool // this PE's waits yield and sleep instead of spinning
 )
@@ -97,6 +98,11 @@ func Init() error {
 		exitOnRequest()
 	}
 	teamsInit()
+	if pmixJob {
+		if err := nodeCacheInit(); err != nil {
+			return fmt.Errorf("shmem.Init: %w", err)
+		}
+	}
 	defaultCtxInit()
 	World.Sync("shmem.Init")
 	printInfo()
@@ -107,6 +113,7 @@ func Init() error {
 func attach() (*shm.Object, int, error) {
 	fdStr, ok := os.LookupEnv(EnvFD)
 	if _, pmix := os.LookupEnv(envPMIx); !ok && pmix {
+		pmixJob = true
 		return netAttach()
 	}
 	if !ok {

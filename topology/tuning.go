@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // A tuning table is what `shmemrun --tune` measured on one machine and one PE layout:
@@ -87,8 +88,17 @@ type Rule struct {
 type Table struct {
 	Machine string
 	Layout  Layout
+	Net     NetLevel // measured between nodes (a table of more than one node), else zero
 	Rules   []Rule
 	Notes   []string // comment lines after the rules: the measurements
+}
+
+// NetLevel is the network level of the cost model as --tune measured it across nodes:
+// LatNet (an 8-byte put and its quiet, PE 0 to a PE of another node) and BWNet (1 MiB
+// puts). A table line "network latency=30.1us bandwidth=950MB/s".
+type NetLevel struct {
+	Lat time.Duration
+	BW  int64 // MB/s
 }
 
 // anySize is a barrier rule's range: every size.
@@ -151,6 +161,9 @@ func FormatTable(t *Table) []byte {
 	b.WriteString("# model. Edit freely; SHMEM_COLL_TUNING=FILE names a table explicitly.\n")
 	fmt.Fprintf(&b, "machine %s\n", t.Machine)
 	fmt.Fprintf(&b, "layout %s\n", t.Layout)
+	if t.Net.BW > 0 {
+		fmt.Fprintf(&b, "network latency=%.1fus bandwidth=%dMB/s\n", float64(t.Net.Lat)/float64(time.Microsecond), t.Net.BW)
+	}
 	for _, r := range t.Rules {
 		span := "any"
 		if r.Hi != anySize {
@@ -205,6 +218,16 @@ func ParseTable(name string, data []byte) (*Table, error) {
 				return nil, errf("layout: %v", err)
 			}
 			t.Layout = l
+			continue
+		case "network":
+			if !haveLayout || t.Net.BW > 0 || len(t.Rules) > 0 {
+				return nil, errf("the network line comes once, after the layout line and before the rules")
+			}
+			n, err := parseNetLevel(f[1:])
+			if err != nil {
+				return nil, errf("network: %v", err)
+			}
+			t.Net = n
 			continue
 		}
 		if !haveMachine || !haveLayout {
@@ -296,6 +319,33 @@ func parseLayout(fields []string) (Layout, error) {
 		return l, fmt.Errorf("want nodes=N pes-per-node=N placement=SIGNATURE")
 	}
 	return l, nil
+}
+
+func parseNetLevel(fields []string) (NetLevel, error) {
+	var n NetLevel
+	for _, kv := range fields {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "latency" && strings.HasSuffix(v, "us") && n.Lat == 0:
+			us, err := strconv.ParseFloat(strings.TrimSuffix(v, "us"), 64)
+			if err != nil || !(us > 0 && us < 1e9) {
+				return n, fmt.Errorf("latency=%q: want microseconds, e.g. 30.1us", v)
+			}
+			n.Lat = time.Duration(us * float64(time.Microsecond))
+		case k == "bandwidth" && strings.HasSuffix(v, "MB/s") && n.BW == 0:
+			bw, err := strconv.ParseInt(strings.TrimSuffix(v, "MB/s"), 10, 64)
+			if err != nil || bw < 1 || bw > 1<<40 {
+				return n, fmt.Errorf("bandwidth=%q: want MB/s, e.g. 950MB/s", v)
+			}
+			n.BW = bw
+		default:
+			return n, fmt.Errorf("%q: want latency=MICROSECONDSus bandwidth=NMB/s", kv)
+		}
+	}
+	if n.Lat == 0 || n.BW == 0 {
+		return n, fmt.Errorf("want latency=MICROSECONDSus bandwidth=NMB/s")
+	}
+	return n, nil
 }
 
 // TableFileName is the name of the table of machine and layout in the cache directory.

@@ -44,6 +44,27 @@ func TestTableRoundTrip(t *testing.T) {
 	}
 }
 
+// A table measured across nodes carries the network level it measured.
+func TestTableNetworkLine(t *testing.T) {
+	tb := sampleTable()
+	tb.Layout.Nodes = 2
+	tb.Net = NetLevel{Lat: 30100 * time.Nanosecond, BW: 950}
+	text := FormatTable(tb)
+	if !strings.Contains(string(text), "\nnetwork latency=30.1us bandwidth=950MB/s\n") {
+		t.Fatalf("no network line:\n%s", text)
+	}
+	got, err := ParseTable("t.txt", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Net != tb.Net || len(got.Rules) != len(tb.Rules) {
+		t.Fatalf("round trip: got %+v, want %+v", got.Net, tb.Net)
+	}
+	if tb.Net = (NetLevel{}); strings.Contains(string(FormatTable(tb)), "network") {
+		t.Error("a network line without a measurement")
+	}
+}
+
 func TestTableLookup(t *testing.T) {
 	tb := sampleTable()
 	cases := []struct {
@@ -86,6 +107,13 @@ func TestTableErrors(t *testing.T) {
 		{"layout field", "machine M\nlayout nodes=1 ppn=2\n", "t.txt:2: layout: unknown field \"ppn\""},
 		{"two machines", "machine M\nmachine N\n", "t.txt:2: second machine line"},
 		{"overflow", head + "bcast 8-99999999999G linear\n", "t.txt:4: bcast 8-99999999999G: bad size"},
+		{"network first", "machine M\nnetwork latency=1us bandwidth=1MB/s\n", "t.txt:2: the network line comes once, after the layout line"},
+		{"network twice", head + "network latency=1us bandwidth=1MB/s\nnetwork latency=1us bandwidth=1MB/s\n", "t.txt:5: the network line comes once"},
+		{"network after rules", head + "bcast 8 linear\nnetwork latency=1us bandwidth=1MB/s\n", "t.txt:5: the network line comes once"},
+		{"network unit", head + "network latency=1ms bandwidth=1MB/s\n", "t.txt:4: network: \"latency=1ms\": want"},
+		{"network bw", head + "network latency=1us bandwidth=0MB/s\n", "t.txt:4: network: bandwidth=\"0MB/s\": want MB/s"},
+		{"network lat", head + "network latency=-1us bandwidth=5MB/s\n", "t.txt:4: network: latency=\"-1us\": want microseconds"},
+		{"network half", head + "network latency=3us\n", "t.txt:4: network: want latency="},
 	}
 	for _, c := range cases {
 		_, err := ParseTable("t.txt", []byte(c.text))

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,29 +13,11 @@ import (
 	"github.com/goshmem/shmem/topology/calibrate"
 )
 
-// The cache: this machine's calibrated cost model and its tuning tables, one directory
-// per user (GOSHMEM_CACHE, else os.UserCacheDir()/goshmem), files named by the machine
-// key's hash (and the layout's, for tables) with the full key inside. shmemrun reads it
-// for every job and hands the PEs what applies (see runtime/model.go).
-
-// cacheOff is GOSHMEM_CACHE's value that turns the cache off: every job runs on the
-// default model (and SHMEM_COLL_TUNING's table, if named).
-const cacheOff = "none"
+// The cache (topology/cache.go): shmemrun reads it for every job it starts on one node and
+// hands the PEs what applies (see runtime/model.go).
 
 // cacheDir is the cache directory, or "" with the reason when there is none.
-func cacheDir() (string, error) {
-	if d := os.Getenv("GOSHMEM_CACHE"); d != "" {
-		if d == cacheOff {
-			return "", errors.New("GOSHMEM_CACHE=none")
-		}
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory (%v; GOSHMEM_CACHE names one)", err)
-	}
-	return filepath.Join(d, "goshmem"), nil
-}
+func cacheDir() (string, error) { return topology.CacheDir(os.Getenv) }
 
 // writeAtomic writes data to path through a temporary file and a rename, so a reader
 // sees the old file or the new, never half of one.
@@ -77,22 +57,11 @@ func cachedModel(machine string) (m modelChoice, ok bool, why string) {
 	if err != nil {
 		return modelChoice{}, false, err.Error()
 	}
-	path := filepath.Join(dir, topology.ModelFileName(machine))
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return modelChoice{path: path}, false, "no calibration of this machine in " + dir
+	c, ok, why := topology.ReadCachedModel(dir, machine)
+	if !ok {
+		return modelChoice{path: c.Path}, false, why
 	}
-	if err != nil {
-		return modelChoice{path: path}, false, err.Error()
-	}
-	f, err := topology.ParseModel(path, b)
-	if err != nil {
-		return modelChoice{path: path}, false, err.Error()
-	}
-	if f.Machine != machine {
-		return modelChoice{path: path}, false, fmt.Sprintf("%s is of machine %q, this is %q", path, f.Machine, machine)
-	}
-	return modelChoice{text: b, path: path, file: f, source: fmt.Sprintf("calibrated %s (measured %s)", path, f.Measured)}, true, ""
+	return modelChoice{text: c.Text, path: c.Path, file: c.Model, source: fmt.Sprintf("calibrated %s (measured %s)", c.Path, c.Model.Measured)}, true, ""
 }
 
 // measureModel calibrates this machine now and writes the cache (when there is one).
@@ -124,7 +93,7 @@ func jobModel(t *topology.Topology, log io.Writer) modelChoice {
 	if m, ok, _ := cachedModel(machine); ok {
 		return m
 	}
-	if _, err := cacheDir(); err != nil && os.Getenv("GOSHMEM_CACHE") == cacheOff {
+	if _, err := cacheDir(); err != nil && os.Getenv("GOSHMEM_CACHE") == topology.CacheOff {
 		return modelChoice{source: "default (GOSHMEM_CACHE=none)"}
 	}
 	m, err := measureModel(t)
@@ -164,23 +133,14 @@ func jobTable(machine string, l topology.Layout, log io.Writer) (tableChoice, er
 	if err != nil {
 		return tableChoice{}, nil
 	}
-	path := filepath.Join(dir, topology.TableFileName(machine, l))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(log, "shmemrun: tuning table: %v (ignored)\n", err)
-		}
-		return tableChoice{}, nil
-	}
-	t, err := topology.ParseTable(path, b)
-	if err == nil && (t.Machine != machine || t.Layout != l) {
-		err = fmt.Errorf("%s: tuned for %s on %q, not this job's %s on %q", path, t.Layout, t.Machine, l, machine)
-	}
+	c, ok, err := topology.ReadCachedTable(dir, machine, l)
 	if err != nil {
 		fmt.Fprintf(log, "shmemrun: tuning table %v (ignored; shmemrun --tune rewrites it)\n", err)
+	}
+	if !ok {
 		return tableChoice{}, nil
 	}
-	return tableChoice{b, path, t}, nil
+	return tableChoice{c.Text, c.Path, c.Table}, nil
 }
 
 // collEnv is env without inherited model and table variables, plus this job's.

@@ -295,15 +295,15 @@ func (p *clusterPlan) goshmemPlacement() []string {
 }
 
 // forwardedEnv picks the variables to hand to every PE: SHMEM_*, GOSHMEM_* (not the
-// one-node bootstrap's descriptor and PE number, nor the cache directory and the cost
-// model and table a one-node shmemrun hands its PEs: each node is its own machine) and
-// UCX_*, sorted.
+// one-node bootstrap's descriptor and PE number, nor the cost model and table a one-node
+// shmemrun hands its PEs: each node is its own machine and reads its own from the cache)
+// and UCX_*, sorted.
 func forwardedEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, ok := strings.Cut(kv, "=")
 		if !ok || k == rt.EnvFD || k == rt.EnvPE || k == "GOSHMEM_BIND_TO" || k == "GOSHMEM_MAP_BY" || k == "GOSHMEM_CPU_LIST" || k == "GOSHMEM_REPORT_BINDINGS" ||
-			k == "GOSHMEM_CACHE" || k == rt.EnvModel || k == rt.EnvModelFile || k == rt.EnvTable || k == rt.EnvTableFile {
+			k == rt.EnvModel || k == rt.EnvModelFile || k == rt.EnvTable || k == rt.EnvTableFile {
 			continue
 		}
 		if strings.HasPrefix(k, "SHMEM_") || strings.HasPrefix(k, "GOSHMEM_") || strings.HasPrefix(k, "UCX_") {

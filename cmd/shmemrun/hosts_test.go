@@ -190,8 +190,11 @@ func TestChooseLauncher(t *testing.T) {
 
 func TestForwardedEnv(t *testing.T) {
 	got := forwardedEnv([]string{"PATH=/bin", "SHMEM_DEBUG=1", "GOSHMEM_FD=3", "GOSHMEM_PE=2", "UCX_TLS=tcp",
-		"GOSHMEM_WAIT=sleep", "GOSHMEM_BIND_TO=core", "MY_SHMEM_X=1", "OMPI_MCA_x=y", "SHMEM_INFO=1"})
-	want := []string{"GOSHMEM_WAIT=sleep", "SHMEM_DEBUG=1", "SHMEM_INFO=1", "UCX_TLS=tcp"}
+		"GOSHMEM_WAIT=sleep", "GOSHMEM_BIND_TO=core", "MY_SHMEM_X=1", "OMPI_MCA_x=y", "SHMEM_INFO=1",
+		"GOSHMEM_CACHE=/c", "GOSHMEM_COLL_MODEL=x", "GOSHMEM_COLL_TABLE=y"})
+	// The cache directory goes along (each node reads its own machine's files there), the
+	// model and table of this machine do not.
+	want := []string{"GOSHMEM_CACHE=/c", "GOSHMEM_WAIT=sleep", "SHMEM_DEBUG=1", "SHMEM_INFO=1", "UCX_TLS=tcp"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("forwardedEnv = %v, want %v", got, want)
 	}

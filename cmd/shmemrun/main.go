@@ -175,9 +175,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return runCalibrate(stdout, stderr)
 	}
-	if o.tune && (len(rest) > 0 || o.dryRun || o.topoDir != "" || cluster.active()) {
-		fmt.Fprintln(stderr, "shmemrun: --tune runs its own timing program on this machine: no program, --dry-run, --topology or --hosts")
+	if o.tune && (len(rest) > 0 || o.dryRun || o.topoDir != "") {
+		fmt.Fprintln(stderr, "shmemrun: --tune runs its own timing program: no program, --dry-run or --topology")
 		return launch.StatusUsage
+	}
+	if o.tune && cluster.active() {
+		return runTuneCluster(cluster, o, stdout, stderr)
 	}
 	if cluster.active() {
 		return runCluster(cluster, o, rest, stdout, stderr)

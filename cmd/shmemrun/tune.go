@@ -13,6 +13,7 @@ import (
 	"time"
 
 	shmem "github.com/goshmem/shmem"
+	rt "github.com/goshmem/shmem/runtime"
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/topology"
 )
@@ -69,12 +70,12 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d): %v\n", c, a, status, err)
 					return max(status, 1)
 				}
-				ts, err := parseTimings(out.Bytes())
+				r, err := parseTuneOutput(out.Bytes())
 				if err != nil {
 					fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
 					return 1
 				}
-				for _, x := range ts {
+				for _, x := range r.timings {
 					us := x.US
 					x.US = 0
 					got[x] = append(got[x], us)
@@ -82,52 +83,185 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 			}
 		}
 	}
+	tbl := topology.TableFromTimings(machine, layout, medianTimings(got))
+	return writeTable(tbl, fmt.Sprintf("%d PEs", o.n), t0, stdout, stderr)
+}
+
+// runTuneCluster is --tune with --hosts (or --launcher): the timing jobs run across the
+// nodes through the PMIx launcher, as the jobs they tune will, with shmemrun itself as the
+// program (built with the many-node engine). PE 0 reports its node's machine and the job's
+// layout as the runtime sees them (the table's key), and the network level it measured
+// to a PE of another node; the table goes into this machine's cache directory (on a
+// cluster, usually the shared home the nodes read theirs from).
+func runTuneCluster(c *clusterFlags, o options, stdout, stderr io.Writer) int {
+	lo, hi, err := parseSizeRange(o.tuneSizes)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune-sizes %s: %v\n", o.tuneSizes, err)
+		return launch.StatusUsage
+	}
+	if o.tuneSamples < 1 || o.tuneSamples > 1000 {
+		fmt.Fprintf(stderr, "shmemrun: --tune-samples %d: want 1 to 1000\n", o.tuneSamples)
+		return launch.StatusUsage
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune: finding shmemrun's executable: %v\n", err)
+		return 1
+	}
+	if !rt.NetEngineBuilt() {
+		fmt.Fprintf(stderr, "shmemrun: --tune --hosts: this shmemrun (%s) has no many-node engine, and its timing jobs run across the nodes: "+
+			"go install -tags goshmem_ucx github.com/goshmem/shmem/cmd/shmemrun (needs cgo, libucx-dev and libpmix-dev)\n", exe)
+		return launch.StatusUsage
+	}
+	rounds := min(5, o.tuneSamples)
+	got := map[topology.Timing][]float64{}
+	var machine string
+	var layout topology.Layout
+	var lats, bws []float64
+	t0 := time.Now()
+	for range rounds {
+		for _, coll := range tuned {
+			for _, a := range topology.Algorithms(coll) {
+				extra := []string{algVar[coll] + "=" + string(a), fmt.Sprintf("%s=%s %d:%d %d", envTunePE, coll, lo, hi, o.tuneSamples)}
+				environ := append(collEnv(os.Environ(), modelChoice{}, tableChoice{}), extra...)
+				p, _, err := planCluster(c, o, exe, nil, func(k string) string { return envValue(environ, k) }, environ, os.Geteuid() == 0)
+				if err != nil {
+					fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+					return launch.StatusUsage
+				}
+				env, argv := p.command()
+				var out bytes.Buffer
+				if status := runLauncher(append(env, extra...), argv, o.timeout, &out, stderr); status != 0 {
+					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d)\n", coll, a, status)
+					return max(status, 1)
+				}
+				r, err := parseTuneOutput(out.Bytes())
+				if err != nil {
+					fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
+					return 1
+				}
+				if r.machine == "" || r.layout.Nodes == 0 {
+					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job did not say its machine and layout\n")
+					return 1
+				}
+				machine, layout = r.machine, r.layout
+				if r.net.BW > 0 {
+					lats, bws = append(lats, float64(r.net.Lat)), append(bws, float64(r.net.BW))
+				}
+				for _, x := range r.timings {
+					us := x.US
+					x.US = 0
+					got[x] = append(got[x], us)
+				}
+			}
+		}
+	}
+	tbl := topology.TableFromTimings(machine, layout, medianTimings(got))
+	if len(lats) > 0 {
+		tbl.Net = topology.NetLevel{Lat: time.Duration(median(lats)), BW: int64(median(bws))}
+	}
+	return writeTable(tbl, fmt.Sprintf("%d PEs on %d nodes", layout.Nodes*layout.PEsPerNode, layout.Nodes), t0, stdout, stderr)
+}
+
+// envValue is key's value in environ (the last one wins, as in exec).
+func envValue(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, x, ok := strings.Cut(kv, "="); ok && k == key {
+			v = x
+		}
+	}
+	return v
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+// medianTimings is each timing's median over the rounds.
+func medianTimings(got map[topology.Timing][]float64) []topology.Timing {
 	var ts []topology.Timing
 	for k, v := range got {
-		slices.Sort(v)
-		k.US = v[len(v)/2]
+		k.US = median(v)
 		ts = append(ts, k)
 	}
-	tbl := topology.TableFromTimings(machine, layout, ts)
+	return ts
+}
+
+// writeTable writes tbl into the cache and prints where and the table.
+func writeTable(tbl *topology.Table, what string, t0 time.Time, stdout, stderr io.Writer) int {
 	text := topology.FormatTable(tbl)
 	dir, err := cacheDir()
 	where := "not written: " + fmt.Sprint(err)
 	if err == nil {
-		path := filepath.Join(dir, topology.TableFileName(machine, layout))
+		path := filepath.Join(dir, topology.TableFileName(tbl.Machine, tbl.Layout))
 		if err := writeAtomic(path, text); err != nil {
 			fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
 			return 1
 		}
 		where = path
 	}
-	fmt.Fprintf(stdout, "tuned %d PEs in %v: %s\n", o.n, time.Since(t0).Round(time.Millisecond), where)
+	fmt.Fprintf(stdout, "tuned %s in %v: %s\n", what, time.Since(t0).Round(time.Millisecond), where)
 	stdout.Write(text)
 	return 0
 }
 
-// parseTimings reads PE 0's lines: "tune COLL SIZE ALG US".
-func parseTimings(b []byte) ([]topology.Timing, error) {
-	var ts []topology.Timing
+// tuneOutput is what a timing job's PE 0 printed.
+type tuneOutput struct {
+	timings []topology.Timing
+	machine string          // "tunejob machine KEY" (jobs across nodes)
+	layout  topology.Layout // "tunejob layout nodes=..."
+	net     topology.NetLevel
+}
+
+// parseTuneOutput reads PE 0's lines: "tune COLL SIZE ALG US", and across nodes
+// "tunejob machine KEY", "tunejob layout LAYOUT", "tunenet LATENCY_US BANDWIDTH_MBS".
+func parseTuneOutput(b []byte) (tuneOutput, error) {
+	var r tuneOutput
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
+		line := sc.Text()
+		f := strings.Fields(line)
+		bad := fmt.Errorf("timing job output line %d: %q", n, line)
+		switch {
+		case len(f) > 2 && f[0] == "tunejob" && f[1] == "machine":
+			r.machine = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "tunejob machine"))
+			continue
+		case len(f) > 2 && f[0] == "tunejob" && f[1] == "layout":
+			t, err := topology.ParseTable("timing job", []byte("machine m\nlayout "+strings.Join(f[2:], " ")+"\n"))
+			if err != nil {
+				return r, bad
+			}
+			r.layout = t.Layout
+			continue
+		case len(f) == 3 && f[0] == "tunenet":
+			lat, err1 := strconv.ParseFloat(f[1], 64)
+			bw, err2 := strconv.ParseFloat(f[2], 64)
+			if err1 != nil || err2 != nil || !(lat > 0) || !(bw >= 1) {
+				return r, bad
+			}
+			r.net = topology.NetLevel{Lat: time.Duration(lat * float64(time.Microsecond)), BW: int64(bw)}
+			continue
+		}
 		if len(f) != 5 || f[0] != "tune" {
-			return nil, fmt.Errorf("timing job output line %d: %q", n, sc.Text())
+			return r, bad
 		}
 		var x topology.Timing
 		c := slices.IndexFunc(topology.Collectives, func(c topology.Collective) bool { return c.String() == f[1] })
 		size, err1 := strconv.ParseInt(f[2], 10, 64)
 		us, err2 := strconv.ParseFloat(f[4], 64)
 		if c < 0 || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("timing job output line %d: %q", n, sc.Text())
+			return r, bad
 		}
 		x.Coll, x.Size, x.Alg, x.US = topology.Collectives[c], size, topology.Algorithm(f[3]), us
-		ts = append(ts, x)
+		r.timings = append(r.timings, x)
 	}
-	if len(ts) == 0 {
-		return nil, fmt.Errorf("the timing job measured nothing")
+	if len(r.timings) == 0 {
+		return r, fmt.Errorf("the timing job measured nothing")
 	}
-	return ts, nil
+	return r, nil
 }
 
 // parseSizeRange reads MIN:MAX with K and M suffixes.
@@ -175,6 +309,28 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 	npes := shmem.NPEs()
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
+	far := -1 // a PE on another node than PE 0
+	for pe := range npes {
+		if !rt.Local(pe) {
+			far = pe
+			break
+		}
+	}
+	if far >= 0 && shmem.MyPE() == 0 { // across nodes: the table's key, as the runtime sees it
+		t, err := topology.Read("")
+		if err != nil {
+			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(w, "tunejob machine %s\n", topology.MachineKey(t))
+		fmt.Fprintf(w, "tunejob layout %s\n", rt.JobLayout())
+	}
+	if far >= 0 && c == topology.Barrier {
+		if err := measureNet(w, far, samples); err != nil {
+			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
+			return 1
+		}
+	}
 	team := shmem.TeamWorld()
 	sizes := []int64{8}
 	if c != topology.Barrier {
@@ -215,6 +371,42 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// measureNet has PE 0 time an 8-byte put and its quiet to PE far (on another node), and
+// 1 MiB puts to it, and print "tunenet LATENCY_US BANDWIDTH_MBS": the network level of
+// the cost model. The other PEs wait in a barrier (which progresses far's engine).
+func measureNet(w io.Writer, far, samples int) error {
+	const big = 1 << 20
+	buf, err := shmem.Malloc[byte](2 * big)
+	if err != nil {
+		return err
+	}
+	defer shmem.Free(buf)
+	if shmem.MyPE() == 0 {
+		src, dst := buf[:big], buf[big:]
+		var lat, bw []float64
+		for s := 0; s <= samples; s++ { // sample 0 warms up
+			t0 := time.Now()
+			for range 20 {
+				shmem.Put(dst[:8], src[:8], far)
+				shmem.Quiet()
+			}
+			d := time.Since(t0)
+			t1 := time.Now()
+			for range 8 {
+				shmem.Put(dst, src, far)
+			}
+			shmem.Quiet()
+			if s > 0 {
+				lat = append(lat, float64(d.Nanoseconds())/1e3/20)
+				bw = append(bw, 8*big/1e6/time.Since(t1).Seconds())
+			}
+		}
+		fmt.Fprintf(w, "tunenet %.2f %.0f\n", median(lat), median(bw))
+	}
+	shmem.BarrierAll()
+	return nil
 }
 
 // collOp is one call of c over team at size bytes per PE, on buffers allocated now, and

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/goshmem/shmem/internal/fakenodes"
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/topology"
 )
@@ -179,5 +181,76 @@ func TestTuneUsage(t *testing.T) {
 		if st := run(args, &out, &errb); st != launch.StatusUsage || !strings.Contains(errb.String(), "shmemrun: --") {
 			t.Errorf("%v: status %d, %q", args, st, errb.String())
 		}
+	}
+}
+
+// PE 0's report of a timing job: timings, and across nodes the table's key and the network.
+func TestParseTuneOutput(t *testing.T) {
+	r, err := parseTuneOutput([]byte("tunejob machine AMD EPYC | 1 socket | linux 6.1\ntunejob layout nodes=2 pes-per-node=2 placement=s0l0c0,s0l0c1\n" +
+		"tunenet 30.25 950\ntune bcast 8 linear 12.5\ntune bcast 16 linear 13\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.machine != "AMD EPYC | 1 socket | linux 6.1" || r.layout != (topology.Layout{Nodes: 2, PEsPerNode: 2, Placement: "s0l0c0,s0l0c1"}) ||
+		r.net != (topology.NetLevel{Lat: 30250 * time.Nanosecond, BW: 950}) || len(r.timings) != 2 || r.timings[1].US != 13 {
+		t.Errorf("parseTuneOutput = %+v", r)
+	}
+	for _, bad := range []string{"", "tunenet 30\ntune bcast 8 linear 1\n", "tunenet -1 5\ntune bcast 8 linear 1\n", "tunejob layout nodes=0\ntune bcast 8 linear 1\n",
+		"tune gather 8 linear 1\n", "tune bcast 8 linear\n", "hello\n"} {
+		if _, err := parseTuneOutput([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// shmemrun --tune --hosts across fake nodes writes a table keyed by 2 nodes x 2 PEs with
+// the network level it measured; a job of that layout started by shmemrun --hosts (each
+// node's leader reads the cache) uses it, LatNet and BWNet included.
+func TestMultinodeTuneAcrossNodes(t *testing.T) {
+	c := fakenodes.Require(t, 2)
+	dir := t.TempDir()
+	shmemrun := filepath.Join(dir, "shmemrun")
+	prog := filepath.Join(dir, "testsome")
+	for _, b := range [][]string{{"-o", shmemrun, "."}, {"-o", prog, "../../examples/testsome"}} {
+		if out, err := exec.Command("go", append([]string{"build", "-tags", "goshmem_ucx"}, b...)...).CombinedOutput(); err != nil {
+			t.Fatalf("go build %v: %v\n%s", b, err, out)
+		}
+	}
+	cache := filepath.Join(dir, "cache")
+	hosts := c.Nodes[0] + ":2," + c.Nodes[1] + ":2"
+	run := func(env []string, args ...string) *fakenodes.Result {
+		t.Helper()
+		cmd := c.OnNode(c.Nodes[0], shmemrun, args...)
+		cmd.Env = append(append(os.Environ(), c.LauncherEnv()...), append([]string{"GOSHMEM_CACHE=" + cache}, env...)...)
+		r, err := c.Run(cmd, 5*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ExitCode != 0 {
+			t.Fatal(r)
+		}
+		return r
+	}
+	// Unbound, as the suite runs: fake nodes share the CPUs, so each node's placement
+	// would pin its PEs onto the same ones.
+	run(nil, "--tune", "--hosts", hosts, "-n", "4", "--map-by", "node", "--bind-to", "none", "--tune-sizes", "8:16", "--tune-samples", "1", "--timeout", "60s")
+	path := onlyFile(t, cache, "tune-*.txt")
+	b, _ := os.ReadFile(path)
+	tb, err := topology.ParseTable(path, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Layout.Nodes != 2 || tb.Layout.PEsPerNode != 2 || tb.Net.Lat <= 0 || tb.Net.BW <= 0 {
+		t.Fatalf("layout %v, network %+v:\n%s", tb.Layout, tb.Net, b)
+	}
+	for _, coll := range tuned {
+		if _, ok := tb.Lookup(coll, 16); !ok {
+			t.Errorf("no rule for %s at 16 B:\n%s", coll, b)
+		}
+	}
+	r := run([]string{"SHMEM_INFO=1"}, "--hosts", hosts, "-n", "4", "--map-by", "node", "--bind-to", "none", "--timeout", "60s", prog)
+	info := r.Stdout + r.Stderr
+	if !strings.Contains(info, "tuning table: "+path+" (nodes=2 pes-per-node=2") || !strings.Contains(info, "measured across nodes by shmemrun --tune") {
+		t.Errorf("the job does not use %s:\n%s", path, info)
 	}
 }

@@ -48,7 +48,7 @@ var Table = []Var{
 	{Name: "SHMEM_COLL_SIZE_CROSSOVER", Kind: Size, Default: "0", Desc: "message bytes from which auto prefers ring to tree (0: from the cost model)"},
 	{Name: "SHMEM_COLL_RADIX", Kind: Int, Default: "4", Desc: "fan-out of tree algorithms"},
 	{Name: "SHMEM_COLL_TUNING", Kind: Text, Default: "", Desc: "a tuning table (written by `shmemrun --tune`) that auto consults before the cost model; default: the cached table of this machine and PE layout, if any"},
-	{Name: "GOSHMEM_CACHE", Kind: Text, Default: "", Desc: "shmemrun's directory for the machine's calibrated cost model and its tuning tables (default: goshmem in the user's cache directory, e.g. ~/.cache/goshmem; none: no cache, the default model)"},
+	{Name: "GOSHMEM_CACHE", Kind: Text, Default: "", Desc: "the directory of each machine's calibrated cost model and its tuning tables, read by shmemrun and, in jobs across nodes, by each node's leader (default: goshmem in the user's cache directory, e.g. ~/.cache/goshmem; none: no cache, the default model)"},
 	{Name: "GOSHMEM_BIND_TO", Kind: Enum, Default: "none", Values: []string{"none", "auto", "hwthread", "core", "l3cache", "numa", "socket"}, Desc: "jobs started by a PMIx launcher (mpirun, srun; shmemrun --hosts sets it to auto): goshmem pins each node's PEs as shmemrun's --bind-to does (none: the launcher's binding stands)"},
 	{Name: "GOSHMEM_MAP_BY", Kind: Text, Default: "", Desc: "with GOSHMEM_BIND_TO: shmemrun's --map-by for each node's PEs"},
 	{Name: "GOSHMEM_CPU_LIST", Kind: Text, Default: "", Desc: "with GOSHMEM_BIND_TO: shmemrun's --cpu-list for each node's PEs"},

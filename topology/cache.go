@@ -1,0 +1,88 @@
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The cache: each machine's calibrated cost model and its tuning tables, one directory per
+// user (GOSHMEM_CACHE, else os.UserCacheDir()/goshmem), files named by the machine key's
+// hash (and the layout's, for tables) with the full key inside. shmemrun reads it for the
+// jobs it starts on one node; the PEs of a job started by a PMIx launcher read it on each
+// node (runtime/model.go).
+
+// CacheOff is GOSHMEM_CACHE's value that turns the cache off: every job runs on the
+// default model (and SHMEM_COLL_TUNING's table, if named).
+const CacheOff = "none"
+
+// CacheDir is the cache directory (getenv reads GOSHMEM_CACHE), or "" with the reason
+// when there is none.
+func CacheDir(getenv func(string) string) (string, error) {
+	if d := getenv("GOSHMEM_CACHE"); d != "" {
+		if d == CacheOff {
+			return "", errors.New("GOSHMEM_CACHE=none")
+		}
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (%v; GOSHMEM_CACHE names one)", err)
+	}
+	return filepath.Join(d, "goshmem"), nil
+}
+
+// Cached is a file read from the cache: its text, where, and the parsed model or table.
+type Cached struct {
+	Text  []byte
+	Path  string
+	Model ModelFile
+	Table *Table
+}
+
+// ReadCachedModel reads machine's model file from dir. ok is false when there is none, or
+// it is unreadable, malformed or of another machine (why says which).
+func ReadCachedModel(dir, machine string) (c Cached, ok bool, why string) {
+	c.Path = filepath.Join(dir, ModelFileName(machine))
+	b, err := os.ReadFile(c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, "no calibration of this machine in " + dir
+	}
+	if err != nil {
+		return c, false, err.Error()
+	}
+	f, err := ParseModel(c.Path, b)
+	if err != nil {
+		return c, false, err.Error()
+	}
+	if f.Machine != machine {
+		return c, false, fmt.Sprintf("%s is of machine %q, this is %q", c.Path, f.Machine, machine)
+	}
+	c.Text, c.Model = b, f
+	return c, true, ""
+}
+
+// ReadCachedTable reads the table of machine and layout l from dir: ok is false when there
+// is none; err says why a file that is there cannot serve (unreadable, malformed, or of
+// another machine or layout).
+func ReadCachedTable(dir, machine string, l Layout) (c Cached, ok bool, err error) {
+	c.Path = filepath.Join(dir, TableFileName(machine, l))
+	b, err := os.ReadFile(c.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	t, err := ParseTable(c.Path, b)
+	if err == nil && (t.Machine != machine || t.Layout != l) {
+		err = fmt.Errorf("%s: tuned for %s on %q, not this job's %s on %q", c.Path, t.Layout, t.Machine, l, machine)
+	}
+	if err != nil {
+		return c, false, err
+	}
+	c.Text, c.Table = b, t
+	return c, true, nil
+}
