@@ -482,7 +482,21 @@ func clusterDryRun(p *clusterPlan, placement []int, build string) string {
 	} else {
 		fmt.Fprintf(&b, "binding: none by %s; goshmem places each node's PEs (%s)\n", p.launcher, strings.Join(p.goshmemPlacement(), " "))
 	}
+	b.WriteString(clusterModelLine(os.Getenv))
 	return b.String()
+}
+
+// clusterModelLine says where auto's sources come from in a job across nodes.
+func clusterModelLine(getenv func(string) string) string {
+	if f := strings.TrimSpace(getenv("SHMEM_COLL_TUNING")); f != "" {
+		return "cost model and tuning table: each node's leader reads its machine's model from its cache; the table " + f + " (SHMEM_COLL_TUNING)\n"
+	}
+	dir, err := topology.CacheDir(getenv)
+	if err != nil {
+		return "cost model and tuning table: the default model, no table (" + err.Error() + ")\n"
+	}
+	return "cost model and tuning table: each node's leader reads its machine's model and the table of the job's layout from " + dir +
+		" (shmemrun --calibrate on a node of each kind, shmemrun --tune --hosts with these flags)\n"
 }
 
 // planCluster turns the flags into a plan and a placement; errors name the flag.

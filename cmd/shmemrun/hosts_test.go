@@ -275,16 +275,28 @@ func TestClusterDryRun(t *testing.T) {
 	if os.Geteuid() == 0 {
 		root = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
 	}
+	cache := os.Getenv("GOSHMEM_CACHE") // TestMain's, forwarded: each node reads its own files there
 	want := `launcher: mpirun
-command: ` + root + `mpirun --host n1:3,n2:1,n3:2 -np 5 --map-by node --bind-to none -x SHMEM_DEBUG -x GOSHMEM_BIND_TO=auto /bin/echo 'a b'
+command: ` + root + `mpirun --host n1:3,n2:1,n3:2 -np 5 --map-by node --bind-to none -x GOSHMEM_CACHE -x SHMEM_DEBUG -x GOSHMEM_BIND_TO=auto /bin/echo 'a b'
 placement of 5 PEs on 3 hosts (by node):
   n1 (3 slots): 3 PEs: 0,3-4
   n2 (1 slot): 1 PEs: 1
   n3 (2 slots): 1 PEs: 2
 binding: none by mpirun; goshmem places each node's PEs (GOSHMEM_BIND_TO=auto)
+cost model and tuning table: each node's leader reads its machine's model and the table of the job's layout from ` + cache +
+		` (shmemrun --calibrate on a node of each kind, shmemrun --tune --hosts with these flags)
 `
 	if os.Getenv("SLURM_JOB_ID") == "" && out.String() != want {
 		t.Errorf("--dry-run printed\n%s\nwant\n%s", out.String(), want)
+	}
+	for _, c := range []struct{ cache, tuning, want string }{
+		{"none", "", "the default model, no table (GOSHMEM_CACHE=none)"},
+		{"/c", "/t.txt", "reads its machine's model from its cache; the table /t.txt (SHMEM_COLL_TUNING)"},
+	} {
+		env := map[string]string{"GOSHMEM_CACHE": c.cache, "SHMEM_COLL_TUNING": c.tuning}
+		if got := clusterModelLine(func(k string) string { return env[k] }); !strings.Contains(got, c.want) {
+			t.Errorf("GOSHMEM_CACHE=%s SHMEM_COLL_TUNING=%s: %q, want %q", c.cache, c.tuning, got, c.want)
+		}
 	}
 	// A package is built with the engine's tag; the dry run says so and builds nothing.
 	out.Reset()
