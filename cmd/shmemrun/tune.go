@@ -39,19 +39,9 @@ var algVar = map[topology.Collective]string{topology.Barrier: "SHMEM_BARRIER_ALG
 var tuned = []topology.Collective{topology.Barrier, topology.Bcast, topology.Reduce, topology.FCollect, topology.AllToAll}
 
 func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, stderr io.Writer) int {
-	lo, hi, err := parseSizeRange(o.tuneSizes)
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: --tune-sizes %s: %v\n", o.tuneSizes, err)
-		return launch.StatusUsage
-	}
-	if o.tuneSamples < 1 || o.tuneSamples > 1000 {
-		fmt.Fprintf(stderr, "shmemrun: --tune-samples %d: want 1 to 1000\n", o.tuneSamples)
-		return launch.StatusUsage
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: --tune: finding shmemrun's executable: %v\n", err)
-		return 1
+	lo, hi, exe, status := tuneSetup(o, stderr)
+	if status >= 0 {
+		return status
 	}
 	machine := topology.MachineKey(t)
 	layout := topology.LayoutOf(topology.PlaceMap(bs), 1)
@@ -87,6 +77,25 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 	return writeTable(tbl, fmt.Sprintf("%d PEs", o.n), t0, stdout, stderr)
 }
 
+// tuneSetup checks --tune's sizes and samples and finds shmemrun's executable (the timing
+// jobs' program); status is -1 when all is well, else the status to exit with.
+func tuneSetup(o options, stderr io.Writer) (lo, hi int64, exe string, status int) {
+	lo, hi, err := parseSizeRange(o.tuneSizes)
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune-sizes %s: %v\n", o.tuneSizes, err)
+		return 0, 0, "", launch.StatusUsage
+	}
+	if o.tuneSamples < 1 || o.tuneSamples > 1000 {
+		fmt.Fprintf(stderr, "shmemrun: --tune-samples %d: want 1 to 1000\n", o.tuneSamples)
+		return 0, 0, "", launch.StatusUsage
+	}
+	if exe, err = os.Executable(); err != nil {
+		fmt.Fprintf(stderr, "shmemrun: --tune: finding shmemrun's executable: %v\n", err)
+		return 0, 0, "", 1
+	}
+	return lo, hi, exe, -1
+}
+
 // runTuneCluster is --tune with --hosts (or --launcher): the timing jobs run across the
 // nodes through the PMIx launcher, as the jobs they tune will, with shmemrun itself as the
 // program (built with the many-node engine). PE 0 reports its node's machine and the job's
@@ -94,19 +103,9 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 // to a PE of another node; the table goes into this machine's cache directory (on a
 // cluster, usually the shared home the nodes read theirs from).
 func runTuneCluster(c *clusterFlags, o options, stdout, stderr io.Writer) int {
-	lo, hi, err := parseSizeRange(o.tuneSizes)
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: --tune-sizes %s: %v\n", o.tuneSizes, err)
-		return launch.StatusUsage
-	}
-	if o.tuneSamples < 1 || o.tuneSamples > 1000 {
-		fmt.Fprintf(stderr, "shmemrun: --tune-samples %d: want 1 to 1000\n", o.tuneSamples)
-		return launch.StatusUsage
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: --tune: finding shmemrun's executable: %v\n", err)
-		return 1
+	lo, hi, exe, status := tuneSetup(o, stderr)
+	if status >= 0 {
+		return status
 	}
 	if !rt.NetEngineBuilt() {
 		fmt.Fprintf(stderr, "shmemrun: --tune --hosts: this shmemrun (%s) has no many-node engine, and its timing jobs run across the nodes: "+
@@ -326,7 +325,7 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "tunejob layout %s\n", rt.JobLayout())
 	}
 	if far >= 0 && c == topology.Barrier {
-		if err := measureNet(w, far, samples); err != nil {
+		if err := measureNet(w, far, min(samples, 7)); err != nil { // 8 MiB a sample: a few suffice
 			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
 			return 1
 		}
