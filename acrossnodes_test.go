@@ -223,15 +223,7 @@ func TestAcrossNodesNeedsEngine(t *testing.T) {
 	if shmemtest.InPE(t) {
 		return
 	}
-	bin := filepath.Join(t.TempDir(), "hello")
-	build := exec.Command("go", "build", "-o", bin, "./internal/testprog")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	r := shmemtest.LaunchProg(t, 2, bin, "barrier")
-	if r.Status == 0 || !strings.Contains(r.Stdout+r.Stderr, "rebuild it with -tags goshmem_ucx") {
-		t.Fatalf("status %d, want non-zero and the rebuild message\n%s%s", r.Status, r.Stdout, r.Stderr)
-	}
+	jobFails(t, buildTestprog(t, false), "barrier", "rebuild it with -tags goshmem_ucx")
 }
 
 // GOSHMEM_BIND_TO=core: goshmem pins each node's PEs, one per core, as shmemrun would.
@@ -284,21 +276,13 @@ func TestAcrossNodesEagerMismatch(t *testing.T) {
 	if shmemtest.InPE(t) {
 		return
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "hello")
-	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	wrap := filepath.Join(dir, "wrap")
+	bin := buildTestprog(t, true)
+	wrap := filepath.Join(filepath.Dir(bin), "wrap")
 	script := "#!/bin/sh\nif [ \"$PMIX_RANK\" = 1 ]; then export GOSHMEM_NET_EAGER=1K; fi\nexec " + bin + " \"$@\"\n"
 	if err := os.WriteFile(wrap, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := shmemtest.LaunchProg(t, 2, wrap, "finalize")
-	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "GOSHMEM_NET_EAGER is") || !strings.Contains(out, "set it the same for every PE") {
-		t.Fatalf("status %d, want non-zero and the GOSHMEM_NET_EAGER message\n%s", r.Status, out)
-	}
+	jobFails(t, wrap, "finalize", "GOSHMEM_NET_EAGER is", "set it the same for every PE")
 }
 
 // A broadcast whose PEs pass different sizes stops the job with a message naming both
@@ -308,15 +292,7 @@ func TestAcrossNodesBroadcastSizes(t *testing.T) {
 	if shmemtest.InPE(t) {
 		return
 	}
-	bin := filepath.Join(t.TempDir(), "prog")
-	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	r := shmemtest.LaunchProg(t, 2, bin, "bcastsizes")
-	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "shmem.Broadcast: PE 0") || !strings.Contains(out, "sent 16 bytes where PE 1 expects 8") {
-		t.Fatalf("status %d, want non-zero and the size message\n%s", r.Status, out)
-	}
+	jobFails(t, buildTestprog(t, true), "bcastsizes", "shmem.Broadcast: PE 0", "sent 16 bytes where PE 1 expects 8")
 }
 
 // SHMEM_DEBUG compares a collective's arguments across nodes too: the last PE (on another
@@ -326,14 +302,33 @@ func TestAcrossNodesDebugCounts(t *testing.T) {
 	if shmemtest.InPE(t) {
 		return
 	}
-	bin := filepath.Join(t.TempDir(), "prog")
-	build := exec.Command("go", "build", "-tags", "goshmem_ucx", "-o", bin, "./internal/testprog")
-	if out, err := build.CombinedOutput(); err != nil {
+	t.Setenv("SHMEM_DEBUG", "1")
+	jobFails(t, buildTestprog(t, true), "reducecounts", "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3")
+}
+
+// buildTestprog builds internal/testprog into a directory of the test's, with the
+// many-node engine or without.
+func buildTestprog(t *testing.T, engine bool) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "testprog")
+	args := []string{"build", "-o", bin}
+	if engine {
+		args = append(args, "-tags", "goshmem_ucx")
+	}
+	if out, err := exec.Command("go", append(args, "./internal/testprog")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	t.Setenv("SHMEM_DEBUG", "1")
-	r := shmemtest.LaunchProg(t, 2, bin, "reducecounts")
-	if out := r.Stdout + r.Stderr; r.Status == 0 || !strings.Contains(out, "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3") {
-		t.Fatalf("status %d, want non-zero and the counts message\n%s", r.Status, out)
+	return bin
+}
+
+// jobFails runs bin's mode on 2 PEs and wants a non-zero status and output holding each of want.
+func jobFails(t *testing.T, bin, mode string, want ...string) {
+	t.Helper()
+	r := shmemtest.LaunchProg(t, 2, bin, mode)
+	out := r.Stdout + r.Stderr
+	for _, w := range want {
+		if r.Status == 0 || !strings.Contains(out, w) {
+			t.Fatalf("status %d, want non-zero and %q\n%s", r.Status, w, out)
+		}
 	}
 }

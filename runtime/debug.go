@@ -172,19 +172,11 @@ func debugAcrossNodes(g Group, h *hier, me int, c CollCall, rec *shm.DebugRecord
 		return
 	}
 	deadline := time.Now().Add(debugMeetAfter)
-	var p unsafe.Pointer
-	var n uintptr
-	polls := 0
-	Await(WaitCollective, debugMailWord, func() bool {
-		var ok bool
-		if p, n, ok = dbg.tryTake(debugMailWord, pe0); ok {
-			return true
-		}
-		if polls++; polls%1024 == 0 && time.Now().After(deadline) {
+	p, n := dbg.awaitMail(debugMailWord, pe0, func() {
+		if time.Now().After(deadline) {
 			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d (on %s) has waited %v for PE %d (on %s), member 0 of %s, to enter the call: it is elsewhere (another collective, or finished)",
 				c.Who, MyPE(), Host(MyPE()), debugMeetAfter, pe0, Host(pe0), g))
 		}
-		return false
 	})
 	var r0 shm.DebugRecord
 	if n == unsafe.Sizeof(r0) {

@@ -137,19 +137,7 @@ func (a area) mail(i int, src unsafe.Pointer, n uintptr, pe int) {
 // until netFreeMail; a message of another size than want means the PEs passed different
 // sizes to the collective.
 func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
-	var p unsafe.Pointer
-	var n uintptr
-	count, seen := engine.MailCount(), ^uint64(0)
-	Await(WaitCollective, i, func() bool {
-		c := atomic.LoadUint64(count)
-		if c == seen {
-			return false // nothing came since the last look: no lock, no cgo call
-		}
-		var ok bool
-		p, n, ok = a.tryTake(i, from)
-		seen = c
-		return ok
-	})
+	p, n := a.awaitMail(i, from, nil)
 	if n != want {
 		netFreeMail(p)
 		panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes where PE %d expects %d: every PE must pass the same size", who, from, Host(from), n, me, want))
@@ -157,12 +145,29 @@ func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
 	return p
 }
 
-// tryTake takes PE from's oldest message on channel i of my area, if one has come.
-func (a area) tryTake(i, from int) (p unsafe.Pointer, n uintptr, ok bool) {
-	lockNet()
-	p, n, ok = engine.TakeMail(from, segOffset(unsafe.Pointer(a.word(i))))
-	unlockNet()
-	return p, n, ok
+// awaitMail waits for PE from's message on channel i of my area and returns its bytes
+// (free them with netFreeMail). stalled, when not nil, runs every 1024 empty polls (a
+// caller's deadline).
+func (a area) awaitMail(i, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
+	key := segOffset(unsafe.Pointer(a.word(i)))
+	count, seen := engine.MailCount(), ^uint64(0)
+	polls := 0
+	Await(WaitCollective, i, func() bool {
+		if c := atomic.LoadUint64(count); c != seen { // else nothing came: no lock, no cgo call
+			var ok bool
+			lockNet()
+			p, n, ok = engine.TakeMail(from, key)
+			unlockNet()
+			if seen = c; ok {
+				return true
+			}
+		}
+		if polls++; stalled != nil && polls%1024 == 0 {
+			stalled()
+		}
+		return false
+	})
+	return p, n
 }
 
 func netFreeMail(p unsafe.Pointer) {

@@ -478,20 +478,26 @@ static void queue_answer(ucp_ep_h ep, unsigned id, const am_hdr *h) {
 // sent frees a message's buffer (its header and payload) once UCX is done with it.
 static void sent(void *req, ucs_status_t status, void *buf) { free(buf); }
 
-// am_send sends one message whose header and payload (len bytes) are in buf, a malloc'ed
-// block it takes over; reply asks UCX for the endpoint back to this worker.
-static int am_send(ucp_ep_h ep, unsigned id, am_hdr *buf, size_t len, int reply) {
+// send_block sends one eager message whose header (hlen bytes) and payload (len bytes)
+// follow each other in buf, a malloc'ed block it takes over; reply asks UCX for the
+// endpoint back to this worker.
+static int send_block(ucp_ep_h ep, unsigned id, void *buf, size_t hlen, size_t len, int reply) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof p);
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_EAGER | (reply ? UCP_AM_SEND_FLAG_REPLY : 0);
 	p.cb.send = sent;
 	p.user_data = buf;
-	ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, buf, sizeof *buf, len ? buf + 1 : NULL, len, &p);
+	ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, buf, hlen, len ? (char *)buf + hlen : NULL, len, &p);
 	if (r == NULL) { free(buf); return 0; }
 	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
 	ucp_request_free(r); // completes later; sent() frees buf
 	return 0;
+}
+
+// am_send sends a strided transfer's message: an am_hdr, then len bytes of payload.
+static int am_send(ucp_ep_h ep, unsigned id, am_hdr *buf, size_t len, int reply) {
+	return send_block(ep, id, buf, sizeof *buf, len, reply);
 }
 
 static unsigned send_answers(void) {
@@ -559,8 +565,6 @@ typedef struct {
 	uint64_t add;      // added (1) or stored (0)
 } sig_hdr;
 
-static void sig_sent(void *req, ucs_status_t status, void *buf) { free(buf); }
-
 int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size, uint64_t sig, int add, uint64_t v) {
 	size_t len;
 	if (__builtin_mul_overflow(n, size, &len)) return UCS_ERR_INVALID_PARAM;
@@ -569,17 +573,7 @@ int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const
 	if (buf == NULL) return UCS_ERR_NO_MEMORY;
 	*buf = (sig_hdr){.d = {.off = off, .stride = dst_stride, .n = n, .size = size}, .sig = sig, .v = v, .add = add != 0};
 	if (len) gather((char *)(buf + 1), src, src_stride, n, size);
-	ucp_request_param_t p;
-	memset(&p, 0, sizeof p);
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	p.cb.send = sig_sent;
-	p.user_data = buf;
-	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, len ? buf + 1 : NULL, len, &p);
-	if (r == NULL) { free(buf); return 0; }
-	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
-	ucp_request_free(r); // completes later; sig_sent frees buf
-	return 0;
+	return send_block(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, len, 0);
 }
 
 static ucs_status_t on_signal(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
@@ -622,17 +616,7 @@ int gsx_mail(gsx_worker *w, int pe, int from, uint64_t key, const void *src, siz
 	if (buf == NULL) return UCS_ERR_NO_MEMORY;
 	*buf = (mail_hdr){.key = key, .from = (uint64_t)from};
 	if (n) memcpy(buf + 1, src, n);
-	ucp_request_param_t p;
-	memset(&p, 0, sizeof p);
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	p.cb.send = sig_sent;
-	p.user_data = buf;
-	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_MAIL, buf, sizeof *buf, n ? buf + 1 : NULL, n, &p);
-	if (r == NULL) { free(buf); return 0; }
-	if (UCS_PTR_IS_ERR(r)) { free(buf); return UCS_PTR_STATUS(r); }
-	ucp_request_free(r); // completes later; sig_sent frees buf
-	return 0;
+	return send_block(w->ep[pe], AM_MAIL, buf, sizeof *buf, n, 0);
 }
 
 static ucs_status_t on_mail(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
