@@ -306,6 +306,26 @@ func TestAcrossNodesDebugCounts(t *testing.T) {
 	jobFails(t, buildTestprog(t, true), "reducecounts", "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3")
 }
 
+// The reductions' network phase is chosen by PE 0's network model or forced by
+// GOSHMEM_NET_REDUCE_ALGORITHM, and SHMEM_INFO says which runs at each size (the forced runs
+// themselves: TestMultinodeNetReduce).
+func TestAcrossNodesNetReduceInfo(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := buildTestprog(t, true)
+	t.Setenv("SHMEM_INFO", "1")
+	for alg, want := range map[string]string{"auto": "reduce    rd 8 B-\n", "ring": "reduce    ring 8 B-\n", "tree": "reduce    tree 8 B-\n"} {
+		t.Setenv("GOSHMEM_NET_REDUCE_ALGORITHM", alg)
+		r := shmemtest.LaunchProg(t, 2, bin, "lines") // lines, then a normal end
+		out := r.Stderr
+		if r.Status != 0 || !strings.Contains(out, "network phase among the 2 node leaders") || !strings.Contains(out, want) {
+			t.Errorf("GOSHMEM_NET_REDUCE_ALGORITHM=%s: status %d, want 0 and %q\n%s", alg, r.Status, want, out)
+		}
+	}
+}
+
 // buildTestprog builds internal/testprog into a directory of the test's, with the
 // many-node engine or without.
 func buildTestprog(t *testing.T, engine bool) string {

@@ -70,6 +70,37 @@ func TestMultinodeSuite(t *testing.T) {
 	}
 }
 
+// TestMultinodeNetReduce runs the reductions across four fake nodes of two PEs, with each
+// network reduction forced and with auto: jobs of 3 PEs have three leaders (no recursive
+// doubling; tree or ring), of 5 and 8 PEs four (auto: recursive doubling by mail for small
+// vectors, through the scratch beyond a message, ring from 256 KiB).
+func TestMultinodeNetReduce(t *testing.T) {
+	if shmemtest.MultiNode() {
+		t.Skip("already across nodes")
+	}
+	c := fakenodes.Require(t, 4)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		hosts[i] = n + ":2"
+	}
+	launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
+		"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
+	for _, alg := range []string{"auto", "tree", "rd", "ring"} {
+		t.Run(alg, func(t *testing.T) {
+			cmd := exec.Command(self, "-test.run=^TestReductions$/^auto$", "-test.short", "-test.count=1", "-test.timeout=10m")
+			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
+				shmemtest.EnvLauncher+"="+launcher, "GOSHMEM_TEST_MAXPES=8", "GOSHMEM_NET_REDUCE_ALGORITHM="+alg)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("reductions across 4 nodes x 2 PEs, GOSHMEM_NET_REDUCE_ALGORITHM=%s: %v\n%s", alg, err, failures(string(out)))
+			}
+		})
+	}
+}
+
 // suitePattern picks the multi-PE tests (everything but the single-process ones and this);
 // GOSHMEM_MULTINODE_RUN replaces it.
 const suitePattern = "^Test([^M]|M[^u])"

@@ -45,8 +45,9 @@ func parseAlg(s string) Alg {
 var (
 	forceBarrier, forceBcast, forceReduce, forceAlltoall, forceFcollect Alg
 	collRadix                                                           = 4
-	collCrossover                                                       int // PEs
-	sizeCrossover                                                       int // bytes
+	forceNetReduce                                                      topology.Algorithm // "": auto
+	collCrossover                                                       int                // PEs
+	sizeCrossover                                                       int                // bytes
 )
 
 func algInit() error {
@@ -55,6 +56,9 @@ func algInit() error {
 	forceReduce = parseAlg(conf.String("SHMEM_REDUCE_ALGORITHM"))
 	forceAlltoall = parseAlg(conf.String("SHMEM_ALLTOALL_ALGORITHM"))
 	forceFcollect = parseAlg(conf.String("SHMEM_FCOLLECT_ALGORITHM"))
+	if forceNetReduce = topology.Algorithm(conf.String("GOSHMEM_NET_REDUCE_ALGORITHM")); forceNetReduce == "auto" {
+		forceNetReduce = ""
+	}
 	collRadix = conf.Int("SHMEM_COLL_RADIX")
 	if collRadix < 2 {
 		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/goshmem/shmem/kernels"
 	"github.com/goshmem/shmem/runtime/shm"
+	"github.com/goshmem/shmem/topology"
 )
 
 // Collectives over a group that spans nodes are composed: a node phase among the group's
@@ -299,30 +301,76 @@ func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, b
 	}
 }
 
-// Network reductions: recursive doubling among a power of two of leaders (mail for one
-// message's worth, netReduceRDLarge beyond; each round needs a word of its own, two for the
-// large form), a tree otherwise.
+// Network reductions: a tree; recursive doubling among a power of two of leaders (mail for
+// one message's worth, netReduceRDLarge beyond; each round needs a word of its own, two for
+// the large form); a ring (mail, one channel) when messages may carry data.
 const (
 	netRedTree = iota
 	netRedRD
 	netRedRDLarge
+	netRedRing
 )
 
+var netRedNames = [...]topology.Algorithm{netRedTree: topology.NetTree, netRedRD: topology.NetRD, netRedRDLarge: topology.NetRD, netRedRing: topology.NetRing}
+
 // netReduceAlg is the network reduction among L leaders of nbytes each, one message
-// carrying up to eager bytes.
-func netReduceAlg(L int, nbytes, eager uintptr) int {
+// carrying up to eager bytes: force (GOSHMEM_NET_REDUCE_ALGORITHM) where it can run, else
+// the one m prices cheapest (topology.NetReduceChoose) among those that can.
+func netReduceAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topology.Algorithm) int {
 	rounds := bits.Len(uint(L)) - 1
-	switch {
-	case L < 2 || L&(L-1) != 0:
-		return netRedTree
-	case eager > 0 && nbytes <= eager && rounds <= netSlotWords:
-		return netRedRD
-	case nbytes > eager && rounds <= netRDLargeRounds:
-		return netRedRDLarge
-	default:
-		return netRedTree
+	mailable := eager > 0 && nbytes <= eager
+	rd := L >= 2 && L&(L-1) == 0 && (mailable && rounds <= netSlotWords || !mailable && rounds <= netRDLargeRounds)
+	can := func(a topology.Algorithm) bool {
+		switch a {
+		case topology.NetRD:
+			return rd
+		case topology.NetRing:
+			return L >= 2 && eager > 0
+		}
+		return true
 	}
+	a := force
+	if a == "" || !can(a) {
+		a, _ = topology.NetReduceChoose(L, int64(min(nbytes, math.MaxInt64)), m, can)
+	}
+	switch {
+	case a == topology.NetRD && mailable:
+		return netRedRD
+	case a == topology.NetRD:
+		return netRedRDLarge
+	case a == topology.NetRing:
+		return netRedRing
+	}
+	return netRedTree
 }
+
+// chooseNetReduce is netReduceAlg for this job (its eager limit, the network model every
+// PE shares, the override), cached per leader count, size class and whether the data
+// fits a message.
+func chooseNetReduce(L int, nbytes uintptr) int {
+	k := netVerdictKey{L, bits.Len64(uint64(max(nbytes, 1) - 1)), netMailable(nbytes)}
+	if v, ok := netVerdicts.Load(k); ok {
+		return v.(int)
+	}
+	// Priced at the class's upper bound (as auto does), limited by the exact size.
+	m := netCostModel()
+	class := uintptr(1) << k.class
+	if k.mailable {
+		class = min(class, netEagerMax)
+	} else {
+		class = max(class, netEagerMax+1)
+	}
+	a := netReduceAlg(L, class, netEagerMax, m, forceNetReduce)
+	netVerdicts.Store(k, a)
+	return a
+}
+
+type netVerdictKey struct {
+	leaders, class int
+	mailable       bool
+}
+
+var netVerdicts sync.Map // netVerdictKey -> netRed*
 
 // netRDLargeRounds is the most rounds (L up to 2^6 leaders) netReduceRDLarge has words for:
 // a ready and a data word per round, in the payload words netReduceRD would use.
@@ -358,6 +406,51 @@ func netReduceRDLarge[T kernels.Elem](who string, op kernels.Op, h *hier, na *ar
 			combineAll(op, buf[lo:hi], in[:])
 			if i+slots < chunks {
 				na.signal(ready, pe, 1) // the slot is free again
+			}
+		}
+	}
+}
+
+// netReduceRing combines the leaders' buf into every leader's buf around the ring of
+// leaders: a reduce-scatter (in step s each leader passes its successor its partial of
+// chunk me-s and combines its predecessor's of chunk me-s-1 into its own), then an
+// allgather of the finished chunks, 2(L-1) steps of n/L elements where recursive doubling
+// moves all n in each of log2 L rounds. Chunks travel as mail in messages of up to
+// GOSHMEM_NET_EAGER on one channel, taken in the order sent; a leader passes each message's
+// worth on as soon as it has combined (or copied) it, so the steps overlap. Each chunk's
+// result is computed by one leader and copied to the others: every leader has the same
+// bits.
+func netReduceRing[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, buf []T) {
+	L, me := h.lead.Size, h.leadMe
+	succ, pred := h.lead.PE((me+1)%L), h.lead.PE((me+L-1)%L)
+	esize := unsafe.Sizeof(buf[0])
+	step := max(int(netEagerMax/esize), 1) // elements per message
+	send := func(s []T) {
+		for lo := 0; lo < len(s); lo += step {
+			hi := min(lo+step, len(s))
+			na.mail(netSlots, unsafe.Pointer(&s[lo]), uintptr(hi-lo)*esize, succ)
+		}
+	}
+	send(chunk(buf, me, L))
+	steps := 2 * (L - 1)
+	for s := range steps {
+		c := (me - s - 1 + L) % L // reduce-scatter: my predecessor's partial of chunk me-s-1
+		if s >= L-1 {
+			c = (me - (s - (L - 1)) + L) % L // allgather: the finished chunk me-s'
+		}
+		part := chunk(buf, c, L)
+		for lo := 0; lo < len(part); lo += step {
+			hi := min(lo+step, len(part))
+			p := na.take(who, netSlots, pred, uintptr(hi-lo)*esize)
+			in := unsafe.Slice((*T)(p), hi-lo)
+			if s < L-1 {
+				combineAll(op, part[lo:hi], [][]T{part[lo:hi], in})
+			} else {
+				copy(part[lo:hi], in)
+			}
+			netFreeMail(p)
+			if s < steps-1 { // my successor's next step is this piece (its last step none)
+				send(part[lo:hi])
 			}
 		}
 	}

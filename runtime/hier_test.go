@@ -3,6 +3,8 @@ package rt
 import (
 	"slices"
 	"testing"
+
+	"github.com/goshmem/shmem/topology"
 )
 
 // The split of a group by node, seen from each member: its node's members, the leaders (the
@@ -61,31 +63,45 @@ func TestTreeAt(t *testing.T) {
 	}
 }
 
+// netReduceAlg: what can run among L leaders at a size, then the model's price or the
+// override (the prices themselves: topology's TestNetReduceChoose).
 func TestNetReduceAlg(t *testing.T) {
 	const eager = 64 << 10
+	m := topology.DefaultCostModel()
 	for _, c := range []struct {
 		L             int
 		nbytes, eager uintptr
+		force         topology.Algorithm
 		want          int
 	}{
-		{2, 8, eager, netRedRD},              // one round, one message
-		{2, eager, eager, netRedRD},          // a message's worth
-		{2, eager + 1, eager, netRedRDLarge}, // beyond: chunks through the scratch
-		{2, 8, 0, netRedRDLarge},             // GOSHMEM_NET_EAGER=0: no message carries data
-		{2, 0, eager, netRedRD},              //
-		{3, 8, eager, netRedTree},            // not a power of two
-		{6, 1 << 20, eager, netRedTree},      //
-		{64, 8, eager, netRedRD},             // six rounds
-		{64, 1 << 20, eager, netRedRDLarge},  // six rounds of two words each: they fit
-		{128, 8, eager, netRedRD},            // seven rounds: a channel word each
-		{128, 1 << 20, eager, netRedTree},    // but not two words each for the large form
-		{1 << 12, 8, eager, netRedRD},        // twelve rounds: the last channel word
-		{1 << 13, 8, eager, netRedTree},      //
-		{128, 8, 0, netRedTree},              //
-		{1, 8, eager, netRedTree},            // one leader: never asked, but no recursive doubling
+		{2, 8, eager, "", netRedRD},               // one round, one message
+		{2, eager, eager, "", netRedRD},           // a message's worth
+		{2, eager + 1, eager, "", netRedRDLarge},  // beyond: chunks through the scratch
+		{2, 64 << 20, eager, "", netRedRDLarge},   // a ring moves the same bytes in two steps
+		{2, 8, 0, "", netRedRDLarge},              // GOSHMEM_NET_EAGER=0: no message carries data
+		{2, 0, eager, "", netRedRD},               //
+		{3, 8, eager, "", netRedTree},             // not a power of two: one level of tree
+		{3, 1 << 20, eager, "", netRedRing},       // each leader's link carries 2/3 of the vector, not 3
+		{3, 1 << 20, 0, "", netRedTree},           // the ring's chunks travel as mail
+		{4, 64 << 10, eager, "", netRedRD},        // two rounds' latency beat six steps'
+		{4, 1 << 20, eager, "", netRedRing},       // 1.5 vectors per link beat 2
+		{64, 8, eager, "", netRedRD},              // six rounds
+		{64, 256 << 10, eager, "", netRedRDLarge}, // six rounds of two words each: they fit
+		{128, 8, eager, "", netRedRD},             // seven rounds: a channel word each
+		{128, 256 << 10, eager, "", netRedRing},   // but not two words each for the large form
+		{1 << 12, 8, eager, "", netRedRD},         // twelve rounds: the last channel word
+		{1 << 13, 8, eager, "", netRedTree},       // no word for a thirteenth; 16382 ring steps
+		{128, 8, 0, "", netRedTree},               //
+		{1, 8, eager, "", netRedTree},             // one leader: never asked, but no recursive doubling
+		// GOSHMEM_NET_REDUCE_ALGORITHM: obeyed where it can run, else auto.
+		{2, 8, eager, topology.NetRing, netRedRing},
+		{4, 1 << 20, eager, topology.NetTree, netRedTree},
+		{4, 1 << 20, eager, topology.NetRD, netRedRDLarge},
+		{3, 8, eager, topology.NetRD, netRedTree},
+		{2, 8, 0, topology.NetRing, netRedRDLarge},
 	} {
-		if got := netReduceAlg(c.L, c.nbytes, c.eager); got != c.want {
-			t.Errorf("netReduceAlg(%d, %d, %d) = %d, want %d", c.L, c.nbytes, c.eager, got, c.want)
+		if got := netReduceAlg(c.L, c.nbytes, c.eager, m, c.force); got != c.want {
+			t.Errorf("netReduceAlg(%d, %d, %d, %q) = %d, want %d", c.L, c.nbytes, c.eager, c.force, got, c.want)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package rt
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/goshmem/shmem/runtime/shm"
@@ -109,7 +111,8 @@ func jobLayout() topology.Layout {
 // tableFor is the tuning table auto consults for g: the job's, when it matches the job's
 // layout and g is what its timings were measured over: every PE of a one-node job; in a
 // job across nodes, my node's PEs (the node phase of a collective over every PE, the part
-// the timing jobs' SHMEM_*_ALGORITHM forced: each network phase has one algorithm).
+// the timing jobs' SHMEM_*_ALGORITHM forced; the network phases are chosen by the model's
+// network level, which the table brings).
 func tableFor(g Group) *topology.Table {
 	tuningOnce.Do(matchTable)
 	if tuningUse == nil {
@@ -284,4 +287,65 @@ func modelInfo() string {
 	}
 	s += "goshmem: cost model: " + modelSource + "\n"
 	return s + topology.ModelSummary(machineModel, modelFields)
+}
+
+// The network phases' algorithms are chosen by every leader of a call alike, so they are
+// priced with one network level for the whole job: PE 0's (its node's calibration or
+// table), which netModelInit mails at Init to every PE on another node. Node levels stay
+// each node's own.
+var netLat, netBW = machineModel.LatNet, machineModel.BWNet
+
+// netModel is what netModelInit mails: PE 0's network level and where it came from.
+type netModel struct {
+	Lat, BW int64 // ns, MB/s
+}
+
+// netModelInit takes PE 0's network level (see netLat); PEs on PE 0's node have it already.
+func netModelInit() error {
+	tuningOnce.Do(matchTable) // a table measured across nodes brings its network level
+	netLat, netBW = machineModel.LatNet, machineModel.BWNet
+	if !multiNode {
+		return nil
+	}
+	ch := area{p: reserved(shm.ReservedDebugOffset)}
+	mine := netModel{Lat: machineModel.LatNet.Nanoseconds(), BW: machineModel.BWNet}
+	if me == 0 {
+		for pe := 1; pe < npes; pe++ {
+			if !local(pe) {
+				ch.mail(netModelMailWord, unsafe.Pointer(&mine), unsafe.Sizeof(mine), pe)
+			}
+		}
+		return nil
+	}
+	if local(0) {
+		return nil
+	}
+	p := ch.take("shmem.Init", netModelMailWord, 0, unsafe.Sizeof(mine))
+	got := *(*netModel)(p)
+	netFreeMail(p)
+	if got.BW <= 0 || got.Lat < 0 {
+		return fmt.Errorf("PE 0's network model: latency %d ns, bandwidth %d MB/s", got.Lat, got.BW)
+	}
+	netLat, netBW = time.Duration(got.Lat), got.BW
+	if netLat != machineModel.LatNet || netBW != machineModel.BWNet {
+		modelFields = maps.Clone(modelFields)
+		if modelFields == nil {
+			modelFields = map[string]string{}
+		}
+		modelFields["LatNet"] = fmt.Sprintf("PE 0's (on %s; this node's: %v)", Host(0), machineModel.LatNet)
+		modelFields["BWNet"] = fmt.Sprintf("PE 0's (on %s; this node's: %d MB/s)", Host(0), machineModel.BWNet)
+		machineModel.LatNet, machineModel.BWNet = netLat, netBW
+	}
+	return nil
+}
+
+// netModelMailWord names the channel of netModelInit's message: a word of the reserved
+// debug words no meeting and no SHMEM_DEBUG record uses (see debugMailWord).
+const netModelMailWord = 3
+
+// netCostModel is the model the network phases' choices price.
+func netCostModel() topology.CostModel {
+	m := costModel()
+	m.LatNet, m.BWNet = netLat, netBW
+	return m
 }

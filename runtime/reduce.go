@@ -258,11 +258,13 @@ func reduceHier[T kernels.Elem](who string, op kernels.Op, h *hier, a *area, dst
 	na := a.net()
 	nodePhase(func() { reduce(who, op, h.loc, h.locMe, a.phase(0), dst, src) })
 	if h.leadMe >= 0 {
-		switch netReduceAlg(h.lead.Size, uintptr(len(dst))*unsafe.Sizeof(dst[0]), netEagerMax) {
+		switch chooseNetReduce(h.lead.Size, uintptr(len(dst))*unsafe.Sizeof(dst[0])) {
 		case netRedRD:
 			netReduceRD(who, op, h, &na, dst)
 		case netRedRDLarge:
 			netReduceRDLarge(who, op, h, &na, dst)
+		case netRedRing:
+			netReduceRing(who, op, h, &na, dst)
 		default:
 			netReduce(who, op, h, &na, dst)
 		}

@@ -103,6 +103,9 @@ func Init() error {
 			return fmt.Errorf("shmem.Init: %w", err)
 		}
 	}
+	if err := netModelInit(); err != nil {
+		return fmt.Errorf("shmem.Init: %w", err)
+	}
 	defaultCtxInit()
 	World.Sync("shmem.Init")
 	printInfo()

@@ -115,10 +115,10 @@ func ParseAlgorithm(c Collective, s string) (Algorithm, error) {
 // socket, PEs sharing a CPU.
 //
 // LatNet and BWNet are the network level (one PE to a PE on another node, through the
-// multi-node engine). Choose does not price them yet: a collective that spans nodes is
-// composed of node phases, which Choose prices, and a network phase among the node
-// leaders whose algorithms are fixed (runtime/hier.go). They are in the model, the model
-// file and SHMEM_INFO so that calibration and tuning tables carry the level already.
+// multi-node engine). Choose does not use them: a collective that spans nodes is composed
+// of node phases, which Choose prices, and a network phase among the node leaders, whose
+// reductions NetReduceChoose prices with them (netcost.go); the other network phases have
+// one algorithm each (runtime/hier.go).
 type CostModel struct {
 	LatL3, LatCrossL3, LatSocket time.Duration
 	BWL3, BWCrossL3, BWSocket    int64 // MB/s

@@ -54,6 +54,7 @@ var Table = []Var{
 	{Name: "GOSHMEM_CPU_LIST", Kind: Text, Default: "", Desc: "with GOSHMEM_BIND_TO: shmemrun's --cpu-list for each node's PEs"},
 	{Name: "GOSHMEM_REPORT_BINDINGS", Kind: Bool, Default: "0", Desc: "with GOSHMEM_BIND_TO: each PE prints its binding on stderr"},
 	{Name: "GOSHMEM_NET_EAGER", Kind: Size, Default: "64K", Desc: "across nodes: the most data a collective's network phase sends in one message with its signal; more is put, fenced and signalled (over TCP a message costs what a put does; on an RDMA network a smaller value keeps more transfers zero-copy)"},
+	{Name: "GOSHMEM_NET_REDUCE_ALGORITHM", Kind: Enum, Default: "auto", Values: []string{"auto", "tree", "rd", "ring"}, Desc: "across nodes: the reductions' network phase among the node leaders (tree, recursive doubling, ring); auto prices them with PE 0's network model; a forced one that cannot run (rd: a power of two of leaders; ring: GOSHMEM_NET_EAGER above 0) leaves the choice to auto. SHMEM_REDUCE_ALGORITHM steers the node phases"},
 	{Name: "GOSHMEM_WAIT", Kind: Enum, Default: "auto", Values: []string{"auto", "spin", "sleep"}, Desc: "wait policy: spin with PAUSE (PE owns its CPU), or yield then sleep on a futex (CPUs shared); auto picks from the placement"},
 }
 

@@ -1,0 +1,113 @@
+package topology
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+)
+
+// The network phase of a collective that spans nodes runs among one leader per node
+// (runtime/hier.go); NetReduceChoose prices its reduction algorithms with the model's
+// network level (LatNet, BWNet) and BWCombine. Each leader's link carries its own
+// messages; the network is not modelled beyond that (no contention among pairs).
+//
+// What each is charged, L leaders, n bytes each, a = LatNet, x(b) = b bytes at BWNet,
+// c(b) = b bytes combined:
+//   - tree (radix k, at most L-1, depth d = ceil(log_k L)): per level up, a child waits for its
+//     parent's "ready" and sends (a + a), the parent receives k vectors over its link and
+//     combines them (k x(n) + k c(n)); per level down, a parent sends k copies (a + k x(n));
+//   - rd, recursive doubling (L a power of two): log2 L rounds, each an exchange of the
+//     whole partial result with a partner (a + x(n)) and its combination (c(n));
+//   - ring: a reduce-scatter and an allgather around the leaders, 2(L-1) steps of a chunk
+//     of n/L bytes (a + x(n/L)) and L-1 combinations of a chunk: each leader's link carries
+//     2n(L-1)/L bytes where recursive doubling's carries n log2 L.
+
+// Network reduction algorithms, by the names GOSHMEM_NET_REDUCE_ALGORITHM takes.
+const (
+	NetTree Algorithm = "tree"
+	NetRD   Algorithm = "rd"
+	NetRing Algorithm = "ring"
+)
+
+// NetReduceAlgorithms lists the network reductions, simplest first.
+var NetReduceAlgorithms = []Algorithm{NetTree, NetRD, NetRing}
+
+// NetReduceCost is the model's estimate of network reduction alg among leaders leaders of
+// nbytes each, in picoseconds (saturating); rd among a leader count that is not a power
+// of two costs maxCost.
+func NetReduceCost(alg Algorithm, leaders int, nbytes int64, m CostModel) int64 {
+	m.check("topology.NetReduceCost")
+	if leaders < 2 {
+		return 0
+	}
+	if nbytes < 0 {
+		panic(fmt.Sprintf("topology.NetReduceCost: negative size %d", nbytes))
+	}
+	a := m.LatNet.Nanoseconds() * 1000
+	x := func(b int64) int64 { return xferPS(b, m.BWNet) }
+	c := func(b int64) int64 { return xferPS(b, m.BWCombine) }
+	L := int64(leaders)
+	switch alg {
+	case NetTree:
+		k := min(int64(m.TreeRadix), L-1) // children of a parent
+		d := int64(0)
+		for span := int64(1); span < L; span = add(mul(span, k), 1) {
+			d++ // levels below the root: a tree of depth d holds 1+k+...+k^d leaders
+		}
+		up := add(2*a, add(mul(k, x(nbytes)), mul(k, c(nbytes))))
+		down := add(a, mul(k, x(nbytes)))
+		return mul(d, add(up, down))
+	case NetRD:
+		if leaders&(leaders-1) != 0 {
+			return maxCost
+		}
+		rounds := int64(bits.Len(uint(leaders)) - 1)
+		return mul(rounds, add(add(a, x(nbytes)), c(nbytes)))
+	case NetRing:
+		chunk := (nbytes + L - 1) / L
+		return add(mul(2*(L-1), add(a, x(chunk))), mul(L-1, c(chunk)))
+	}
+	panic("topology.NetReduceCost: unknown network reduction " + string(alg))
+}
+
+// NetReduceChoose picks the network reduction among leaders leaders at nbytes each from
+// those can allows (the runtime's limits: words for the rounds, a message size), and says
+// why. As Choose does, a later algorithm replaces an earlier one only when more than 1/16
+// cheaper. Every leader must choose alike: m must be the same on every node (the runtime
+// takes PE 0's network level). NetTree is always allowed.
+func NetReduceChoose(leaders int, nbytes int64, m CostModel, can func(Algorithm) bool) (Algorithm, string) {
+	best, bestCost := NetTree, NetReduceCost(NetTree, leaders, nbytes, m)
+	var why strings.Builder
+	fmt.Fprintf(&why, "%d leaders, %s:", leaders, fmtBytes(nbytes))
+	for _, alg := range NetReduceAlgorithms {
+		if alg != NetTree && !can(alg) {
+			fmt.Fprintf(&why, " %s cannot", alg)
+			continue
+		}
+		cost := NetReduceCost(alg, leaders, nbytes, m)
+		fmt.Fprintf(&why, " %s %s", alg, fmtPS(cost))
+		if cost < bestCost && cost+cost/16 < bestCost {
+			best, bestCost = alg, cost
+		}
+	}
+	return best, string(best) + " (" + why.String() + ")"
+}
+
+// NetChoiceLine writes choose's algorithm per size class of ChoiceSizes as spans, for
+// SHMEM_INFO's network line:
+//
+//	rd 8 B-128 KiB, ring 256 KiB-
+func NetChoiceLine(choose func(nbytes int64) Algorithm) string {
+	var spans []string
+	var cur Algorithm
+	from := 0
+	for _, n := range ChoiceSizes {
+		if a := choose(int64(n)); a != cur {
+			if cur != "" {
+				spans = append(spans, fmt.Sprintf("%s %s-%s", cur, fmtBytes(int64(from)), fmtBytes(int64(n/2))))
+			}
+			cur, from = a, n
+		}
+	}
+	return strings.Join(append(spans, fmt.Sprintf("%s %s-", cur, fmtBytes(int64(from)))), ", ")
+}

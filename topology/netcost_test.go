@@ -1,0 +1,103 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The network reductions' prices, by hand for one model, and where the choice moves.
+func TestNetReduceCost(t *testing.T) {
+	m := DefaultCostModel()
+	m.LatNet, m.BWNet, m.BWCombine = 10*time.Microsecond, 1000, 10000
+	const a, x, c = 10_000_000, 1_000_000_000, 100_000_000 // ps: LatNet, 1e6 B sent, combined
+	for _, tc := range []struct {
+		alg     Algorithm
+		leaders int
+		want    int64
+	}{
+		{NetRD, 2, a + x + c},
+		{NetRD, 4, 2 * (a + x + c)},
+		{NetRD, 3, maxCost},                               // not a power of two
+		{NetRing, 2, 2*(a+x/2) + c/2},                     // one step each way of half the vector
+		{NetRing, 4, 6*(a+x/4) + 3*c/4},                   //
+		{NetTree, 2, (2*a + x + c) + (a + x)},             // one child: up, then down
+		{NetTree, 5, (2*a + 4*x + 4*c) + (a + 4*x)},       // radix 4: one level of four children
+		{NetTree, 6, 2 * ((2*a + 4*x + 4*c) + (a + 4*x))}, // two levels
+	} {
+		if got := NetReduceCost(tc.alg, tc.leaders, 1_000_000, m); got != tc.want {
+			t.Errorf("NetReduceCost(%s, %d leaders, 1e6 B) = %d ps, want %d", tc.alg, tc.leaders, got, tc.want)
+		}
+	}
+	if got := NetReduceCost(NetRing, 1, 8, m); got != 0 {
+		t.Errorf("one leader costs %d, want 0", got)
+	}
+	if got := NetReduceCost(NetRing, 4, 1<<62, m); got != maxCost {
+		t.Errorf("a huge vector costs %d, want the saturated %d", got, int64(maxCost))
+	}
+}
+
+// crossover is the first size of ChoiceSizes at which NetReduceChoose picks ring.
+func crossover(t *testing.T, leaders int, m CostModel) int {
+	for _, n := range ChoiceSizes {
+		if a, _ := NetReduceChoose(leaders, int64(n), m, func(Algorithm) bool { return true }); a == NetRing {
+			return n
+		}
+	}
+	t.Fatalf("%d leaders: ring never chosen", leaders)
+	return 0
+}
+
+// Recursive doubling's few rounds win small vectors among a power of two of leaders, the
+// ring's smaller share of the bytes large ones, later the more latency a message costs
+// per byte of bandwidth (the bandwidth-delay product) and the more leaders there are.
+func TestNetReduceChoose(t *testing.T) {
+	all := func(Algorithm) bool { return true }
+	m := DefaultCostModel()
+	if a, why := NetReduceChoose(4, 8, m, all); a != NetRD {
+		t.Errorf("4 leaders, 8 B: %s, want rd (%s)", a, why)
+	}
+	if a, why := NetReduceChoose(4, 64<<20, m, all); a != NetRing {
+		t.Errorf("4 leaders, 64 MiB: %s, want ring (%s)", a, why)
+	}
+	if a, why := NetReduceChoose(2, 64<<20, m, all); a != NetRD {
+		t.Errorf("2 leaders, 64 MiB: %s, want rd: a ring moves the same bytes in two steps (%s)", a, why)
+	}
+	if a, why := NetReduceChoose(3, 8, m, all); a != NetTree {
+		t.Errorf("3 leaders, 8 B: %s, want tree (%s)", a, why)
+	}
+	slow := m
+	slow.LatNet = 100 * time.Microsecond // a bandwidth-delay product of 1.2 MB, not 24 KB
+	if d, s := crossover(t, 4, m), crossover(t, 4, slow); s <= d {
+		t.Errorf("ring from %d B with LatNet %v, from %d B with %v: want later with the slower", d, m.LatNet, s, slow.LatNet)
+	}
+	if few, many := crossover(t, 4, m), crossover(t, 64, m); many <= few {
+		t.Errorf("ring from %d B among 4 leaders, %d B among 64: want later among more", few, many)
+	}
+	// What can is false for is never chosen; tree always can.
+	none := func(Algorithm) bool { return false }
+	if a, why := NetReduceChoose(4, 64<<20, m, none); a != NetTree || !strings.Contains(why, "ring cannot") {
+		t.Errorf("nothing but tree allowed: %s (%s)", a, why)
+	}
+	if a, why := NetReduceChoose(4, 64<<20, m, func(a Algorithm) bool { return a == NetRD }); a != NetRD {
+		t.Errorf("ring not allowed, 64 MiB among 4: %s, want rd (%s)", a, why)
+	}
+}
+
+func TestNetChoiceLine(t *testing.T) {
+	m := DefaultCostModel()
+	by := func(leaders int, can func(Algorithm, int64) bool) func(int64) Algorithm {
+		return func(n int64) Algorithm {
+			a, _ := NetReduceChoose(leaders, n, m, func(a Algorithm) bool { return can(a, n) })
+			return a
+		}
+	}
+	all := func(Algorithm, int64) bool { return true }
+	if got, want := NetChoiceLine(by(4, all)), "rd 8 B-128 KiB, ring 256 KiB-"; got != want {
+		t.Errorf("NetChoiceLine(4 leaders) = %q, want %q", got, want)
+	}
+	eager := func(a Algorithm, n int64) bool { return a != NetRing || n <= 64<<10 }
+	if got, want := NetChoiceLine(by(3, eager)), "tree 8 B-8 KiB, ring 16 KiB-64 KiB, tree 128 KiB-"; got != want {
+		t.Errorf("NetChoiceLine(3 leaders, ring up to 64 KiB) = %q, want %q", got, want)
+	}
+}
