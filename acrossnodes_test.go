@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,6 +120,45 @@ func TestAcrossNodesProgress(t *testing.T) {
 			t.Logf("put+quiet to a computing PE: %v", d)
 			if data[0] != 42 || d <= 0 || d >= compute/2 {
 				t.Fatalf("put+quiet to a PE computing for %v took %v (data %d): served only when it called in", compute, d, data[0])
+			}
+		}
+	}, 2)
+}
+
+// A root broadcasting in a loop runs at most 64 broadcasts (the mail window) ahead of a PE
+// on another node that is not taking them, so the messages queued at the receiver stay
+// bounded. PE 1 starts late and tells PE 0 first; PE 0 counts the broadcasts it finished
+// before it heard (without the window: all of them).
+func TestAcrossNodesBroadcastWindow(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		const calls, window = 1000, 64
+		started := mustAlloc[int64](t, 1)
+		src, dst := mustAlloc[int64](t, 1), mustAlloc[int64](t, 1)
+		world := shmem.TeamWorld()
+		shmem.BarrierAll()
+		if me == 1 {
+			time.Sleep(500 * time.Millisecond) // PE 0 runs ahead meanwhile, as far as it may
+			shmem.P(&started[0], 1, 0)
+			shmem.Quiet()
+		}
+		ahead := calls
+		for call := range calls {
+			src[0] = int64(call)
+			if err := shmem.Broadcast(world, dst, src, 0); err != nil {
+				t.Fatal(err)
+			}
+			if me == 0 && ahead == calls && atomic.LoadInt64(&started[0]) != 0 {
+				ahead = call // calls 0 .. call-1 were finished before PE 1 started
+			}
+			if me != 0 && dst[0] != int64(call) {
+				t.Fatalf("PE %d call %d: dst %d", me, call, dst[0])
+			}
+		}
+		if me == 0 {
+			t.Logf("PE 0 finished %d broadcasts before PE 1 started taking them", ahead)
+			if ahead > window {
+				t.Fatalf("PE 0 finished %d broadcasts before PE 1 started taking them: the window is %d", ahead, window)
 			}
 		}
 	}, 2)

@@ -249,13 +249,13 @@ func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Point
 	parent, first, last := treeAt(me, root, L, collRadix)
 	if netMailable(n) {
 		if parent >= 0 {
-			p := na.take(who, netDown, h.lead.PE(parent), n)
+			p := na.takeCredited(who, netDown, h.lead.PE(parent), n)
 			copyBytes(dst, p, n)
 			netFreeMail(p)
 			buf = dst
 		}
 		for c := first; c < last; c++ {
-			na.mail(netDown, buf, n, h.lead.PE(child(c, root, L)))
+			na.mailCredited(netDown, buf, n, h.lead.PE(child(c, root, L)))
 		}
 		return
 	}
@@ -271,6 +271,49 @@ func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Point
 		pe := h.lead.PE(child(c, root, L))
 		na.netPutSignal(dst, buf, n, netDown, pe)
 	}
+}
+
+// Broadcast mail is the one kind a sender can send without bound ahead of its receiver (a
+// root that broadcasts in a loop, a receiver computing). Its queue at the receiver is
+// bounded by credits: a leader has at most mailWindow such messages to a PE that PE has not
+// taken; the receiver returns credits every mailWindow/2 it takes, adding them to its word
+// in the sender's reserved part (ReservedCreditOffset), and a sender at the limit waits
+// for them. Every PE makes the collective calls in the same order and a blocked sender has
+// finished its earlier calls, so what its receiver needs to reach the message is never
+// behind the block. The other mail is bounded by its call (a message per round or step).
+const mailWindow = 64
+
+var mailSent, mailTaken []uint64 // per PE: broadcast mail I sent it, took from it
+
+func mailCreditsInit() {
+	if multiNode {
+		mailSent, mailTaken = make([]uint64, npes), make([]uint64, npes)
+	}
+}
+
+// creditWord is the word of my reserved part that PE pe adds its credits to.
+func creditWord(pe int) *uint64 {
+	return (*uint64)(unsafe.Add(reserved(shm.ReservedCreditOffset), pe*8))
+}
+
+// mailCredited is mail within pe's window of broadcast mail.
+func (a area) mailCredited(i int, src unsafe.Pointer, n uintptr, pe int) {
+	w := creditWord(pe)
+	if atomic.LoadUint64(&mailSent[pe])-atomic.LoadUint64(w) >= mailWindow {
+		Await(WaitCollective, i, func() bool { return atomic.LoadUint64(&mailSent[pe])-atomic.LoadUint64(w) < mailWindow })
+	}
+	atomic.AddUint64(&mailSent[pe], 1)
+	a.mail(i, src, n, pe)
+}
+
+// takeCredited is take for broadcast mail: it returns the sender credits every
+// mailWindow/2 messages.
+func (a area) takeCredited(who string, i, from int, want uintptr) unsafe.Pointer {
+	p := a.take(who, i, from, want)
+	if atomic.AddUint64(&mailTaken[from], 1)%(mailWindow/2) == 0 {
+		netT.AMO(AMOFetchAdd|AMOPost|AMOSignal, 8, unsafe.Pointer(creditWord(me)), mailWindow/2, 0, from)
+	}
+	return p
 }
 
 // phase is the area for the k-th node phase of a composed call: on a team's words each

@@ -82,6 +82,7 @@ func Init() error {
 	if err := netStart(); err != nil {
 		return fmt.Errorf("shmem.Init: multi-node engine: %w", err)
 	}
+	mailCreditsInit()
 	if err := algInit(); err != nil {
 		return fmt.Errorf("shmem.Init: %w", err)
 	}
