@@ -318,18 +318,18 @@ func forwardedEnv(environ []string) []string {
 func (p *clusterPlan) command() (env, argv []string) {
 	place := p.goshmemPlacement()
 	if p.launcher == "srun" {
-		argv = []string{"srun", "--mpi=pmix"}
+		// --kill-on-bad-exit: a PE that fails ends the job, as under mpirun. srun's default
+		// (a site's KillOnBadExit, usually 0) lets the others run on, and a PE that fails
+		// before the start-up exchange leaves them waiting in PMIx_Fence for its timeout.
+		argv = []string{"srun", "--mpi=pmix", "--kill-on-bad-exit=1"}
 		if p.n > 0 {
 			argv = append(argv, "-n", strconv.Itoa(p.n))
 		}
 		if p.hosts != nil {
-			// The exact placement: one line per PE in SLURM_HOSTFILE.
-			names := make([]string, len(p.hosts))
-			for i, h := range p.hosts {
-				names[i] = h.name
-			}
+			// The exact placement: one line per PE in SLURM_HOSTFILE. No --nodelist: srun
+			// takes it for the step's layout, refusing more PEs than the hosts it names.
 			env = append(env, "SLURM_HOSTFILE="+p.hostfile)
-			argv = append(argv, "--nodelist="+strings.Join(names, ","), "--distribution=arbitrary")
+			argv = append(argv, "--distribution=arbitrary")
 		} else if p.byNode {
 			argv = append(argv, "--distribution=cyclic")
 		}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/goshmem/shmem/internal/fakenodes"
 )
 
 // Built once per test binary: the launcher as its own process (signals go to it) and the
@@ -38,7 +40,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("GOSHMEM_CACHE", cache)
-	code := m.Run()
+	// fakenodes.Main: the multi-node tests share one set of fake nodes and one Slurm
+	// cluster, instead of each starting (and, the harness's, removing) its own.
+	code := fakenodes.Main(m)
 	os.RemoveAll(cache)
 	if buildDir != "" {
 		if err := os.RemoveAll(buildDir); err != nil {

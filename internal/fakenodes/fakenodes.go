@@ -16,6 +16,8 @@
 // holds a shared lock while it uses them, and the last one to finish removes the nodes if
 // the harness made them. Nodes made by hand (scripts/fakenodes/mknodes N) are left alone.
 //
+// RequireSlurm adds a Slurm cluster on the nodes, for jobs started by srun --mpi=pmix.
+//
 // GOSHMEM_FAKENODES=require turns every skip into a failure (CI, once it has checked the
 // machine can do it); GOSHMEM_FAKENODES=skip skips every multi-node test.
 package fakenodes
@@ -187,7 +189,8 @@ func (c *Cluster) Release() {
 }
 
 // releaseIfUnused drops this process's lock when nothing in it holds the nodes, first
-// removing them if this is the last process using them and the harness made them.
+// removing them if this is the last process using them and the harness made them (and
+// stopping a Slurm cluster the harness started).
 // Called with hold locked.
 func (h *holder) releaseIfUnused(dir string) {
 	if h.refs > 0 || h.main || h.lock == nil {
@@ -195,6 +198,11 @@ func (h *holder) releaseIfUnused(dir string) {
 	}
 	// Converting to exclusive succeeds only when no other process holds the nodes.
 	if syscall.Flock(int(h.lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		// A Slurm cluster RequireSlurm started (not one started by hand) goes first: its
+		// daemons would outlive nodes made by hand.
+		if _, err := os.Stat(filepath.Join(stateDir, "slurm", "auto")); err == nil {
+			exec.Command(filepath.Join(dir, "slurm"), "stop").Run()
+		}
 		if _, err := os.Stat(filepath.Join(stateDir, "auto")); err == nil {
 			exec.Command(filepath.Join(dir, "rmnodes"), "--force").Run()
 		}

@@ -10,7 +10,9 @@
 // (1200 numbered lines per PE), longline (PE 0 writes 128 MiB without a newline), child
 // (PE 0 leaves a child holding its stdout behind), late (the last PE never calls Init;
 // GOSHMEM_TEST_NPES names it), finalize (the last PE never calls Finalize), othercoll (the
-// last PE is in another barrier than the others), afterfinalize (PE 0 runs on after Finalize).
+// last PE is in another barrier than the others), afterfinalize (PE 0 runs on after
+// Finalize), where (each PE puts to every PE, checks what arrived and prints its host and
+// its node's PE count).
 package main
 
 import (
@@ -168,6 +170,24 @@ func main() {
 			m = 3
 		}
 		shmem.SumReduce(shmem.TeamWorld(), dst[:m], src[:m])
+		shmem.Finalize()
+	case "where":
+		// Where the launcher put each PE and what the library made of it: a line per PE
+		// with its host and the PEs sharing its node (the shared team), once a put from
+		// every PE has arrived.
+		host, _ := os.Hostname()
+		got, _ := shmem.Calloc[int64](n)
+		for pe := range n {
+			shmem.P(&got[me], int64(me+1), pe)
+		}
+		shmem.BarrierAll()
+		for pe := range n {
+			if got[pe] != int64(pe+1) {
+				fmt.Fprintf(os.Stderr, "PE %d on %s: PE %d's put holds %d, want %d\n", me, host, pe, got[pe], pe+1)
+				os.Exit(1)
+			}
+		}
+		fmt.Printf("PE %d of %d host %s shared %d\n", me, n, host, shmem.TeamShared().NPEs())
 		shmem.Finalize()
 	case "afterfinalize":
 		// Every PE finalizes; PE 0 then keeps running, the others exit.
