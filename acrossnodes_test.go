@@ -366,6 +366,31 @@ func TestAcrossNodesNetReduceInfo(t *testing.T) {
 	}
 }
 
+// The first job on a node with no model of its machine in the cache runs on the default
+// model and its node leader measures one when the job ends; the next job uses it.
+func TestAcrossNodesCalibrateAtExit(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := buildTestprog(t, true)
+	cache := t.TempDir()
+	t.Setenv("GOSHMEM_CACHE", cache)
+	t.Setenv("SHMEM_INFO", "1")
+	r := shmemtest.LaunchProg(t, 2, bin, "lines")
+	if r.Status != 0 || !strings.Contains(r.Stderr, "this node's leader measures one when the job ends") {
+		t.Fatalf("first job: status %d, want 0 and the default model\n%s", r.Status, r.Stderr)
+	}
+	models, _ := filepath.Glob(filepath.Join(cache, "model-*.txt"))
+	if len(models) != 1 { // the fake nodes share a file system and are one machine kind
+		t.Fatalf("after the first job the cache holds models %v, want one", models)
+	}
+	r = shmemtest.LaunchProg(t, 2, bin, "lines")
+	if r.Status != 0 || !strings.Contains(r.Stderr, "cost model: calibrated "+models[0]) {
+		t.Fatalf("second job: status %d, want 0 and the model %s\n%s", r.Status, models[0], r.Stderr)
+	}
+}
+
 // buildTestprog builds internal/testprog into a directory of the test's, with the
 // many-node engine or without.
 func buildTestprog(t *testing.T, engine bool) string {

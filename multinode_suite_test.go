@@ -28,6 +28,7 @@ func TestMultinodeSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := t.TempDir()
 	// The second run sends every network phase's data by put, fence and signal (an eager
 	// limit of 0), the path larger transfers take, for the collectives' tests.
 	for _, v := range []struct {
@@ -58,7 +59,8 @@ func TestMultinodeSuite(t *testing.T) {
 			cmd := exec.Command(self, run...)
 			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
 				shmemtest.EnvLauncher+"="+launcher,
-				"GOSHMEM_TEST_MAXPES="+strconv.Itoa(len(c.Nodes)*perNode))
+				"GOSHMEM_TEST_MAXPES="+strconv.Itoa(len(c.Nodes)*perNode),
+				"GOSHMEM_CACHE="+cache) // the node leaders' calibration at exit goes there, not into the user's
 			cmd.Env = append(cmd.Env, v.env...)
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
@@ -89,11 +91,13 @@ func TestMultinodeNetReduce(t *testing.T) {
 	}
 	launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
 		"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
+	cache := t.TempDir()
 	for _, alg := range []string{"auto", "tree", "rd", "ring"} {
 		t.Run(alg, func(t *testing.T) {
 			cmd := exec.Command(self, "-test.run=^TestReductions$/^auto$", "-test.short", "-test.count=1", "-test.timeout=10m")
 			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
-				shmemtest.EnvLauncher+"="+launcher, "GOSHMEM_TEST_MAXPES=8", "GOSHMEM_NET_REDUCE_ALGORITHM="+alg)
+				shmemtest.EnvLauncher+"="+launcher, "GOSHMEM_TEST_MAXPES=8", "GOSHMEM_NET_REDUCE_ALGORITHM="+alg,
+				"GOSHMEM_CACHE="+cache)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("reductions across 4 nodes x 2 PEs, GOSHMEM_NET_REDUCE_ALGORITHM=%s: %v\n%s", alg, err, failures(string(out)))
 			}

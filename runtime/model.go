@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/goshmem/shmem/runtime/shm"
 	"github.com/goshmem/shmem/topology"
+	"github.com/goshmem/shmem/topology/calibrate"
 )
 
 // Where auto's inputs come from. shmemrun resolves them once per job and hands every PE
@@ -198,7 +200,7 @@ func nodeCacheInit() error {
 		return err
 	}
 	if why := texts[envModelWhy]; why != "" {
-		modelSource = "default (" + why + "; shmemrun --calibrate on a node of this kind writes one)"
+		modelSource = "default (" + why + "; this node's leader measures one when the job ends, or shmemrun --calibrate on a node of this kind)"
 	}
 	return nil
 }
@@ -225,6 +227,7 @@ func leaderCacheTexts() map[string]string {
 		out[EnvModel], out[EnvModelFile] = string(c.Text), c.Path
 	} else {
 		out[envModelWhy] = why
+		calibrateAtExit = dir
 	}
 	if conf.Text("SHMEM_COLL_TUNING") != "" {
 		return out // the user named one: modelInit reads it
@@ -348,4 +351,41 @@ func netCostModel() topology.CostModel {
 	m := costModel()
 	m.LatNet, m.BWNet = netLat, netBW
 	return m
+}
+
+// calibrateAtExit is the cache directory when this PE, a node's leader, found no model of
+// its machine there: it measures one in Finalize, for the node's later jobs. shmemrun
+// measures before a one-node job's PEs start, so nothing of ours runs on the CPUs being
+// measured; in a job a PMIx launcher started the PEs are running already, and at the end of
+// the job they are done (about 0.2 s, once per machine kind and cache directory).
+var calibrateAtExit string
+
+// calibrateNode measures this machine's model over the CPUs the process's cgroup allows (my
+// own threads may be pinned to one) and writes it into the cache. Failures are reported:
+// the next job runs on the default model again.
+func calibrateNode() {
+	dir := calibrateAtExit
+	calibrateAtExit = ""
+	fail := func(err error) {
+		fmt.Fprintf(os.Stderr, "goshmem: PE %d (on %s): calibrating this node's cost model: %v (shmemrun --calibrate measures one)\n", me, Host(me), err)
+	}
+	t, err := topology.Read("")
+	if err != nil {
+		fail(err)
+		return
+	}
+	allowed, err := topology.CgroupAllowed(t)
+	if err != nil {
+		fail(err)
+		return
+	}
+	ms, combine, err := calibrate.Measure(t, allowed, calibrate.Options{})
+	if err != nil {
+		fail(err)
+		return
+	}
+	f := calibrate.Model(topology.MachineKey(t), time.Now(), ms, combine)
+	if err := topology.WriteCacheFile(filepath.Join(dir, topology.ModelFileName(f.Machine)), topology.FormatModel(f)); err != nil {
+		fail(err)
+	}
 }

@@ -187,6 +187,9 @@ func Finalize() {
 	if engine != nil {
 		engine.Finalize()
 	}
+	if calibrateAtExit != "" {
+		calibrateNode()
+	}
 }
 
 // Running reports whether Init has run and Finalize has not.

@@ -86,3 +86,27 @@ func ReadCachedTable(dir, machine string, l Layout) (c Cached, ok bool, err erro
 	c.Text, c.Table = b, t
 	return c, true, nil
 }
+
+// WriteCacheFile writes a cache file through a temporary file and a rename, so a reader
+// (a job starting, another node sharing the directory) sees the old file or the new, never
+// half of one.
+func WriteCacheFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

@@ -31,6 +31,19 @@ func liveAllowed() (CPUSet, string, error) {
 	return aff, from, nil
 }
 
+// CgroupAllowed is the online CPUs the process's cgroup lets it use, whatever its threads'
+// affinity: where a pinned process may still run a probe (t is this machine's topology).
+func CgroupAllowed(t *Topology) (CPUSet, error) {
+	file, cg, err := cgroupCpuset("/proc/self/mountinfo", "/proc/self/cgroup")
+	if err != nil {
+		return CPUSet{}, err
+	}
+	if file == "" {
+		return t.Online.Difference(t.Isolated), nil
+	}
+	return cg.Intersect(t.Online), nil
+}
+
 // Affinity is the calling thread's CPU affinity (sched_getaffinity), sized for
 // any number of CPUs.
 func Affinity() (CPUSet, error) {

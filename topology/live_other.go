@@ -25,3 +25,9 @@ func Affinity() (CPUSet, error) {
 func SetAffinity(s CPUSet) error {
 	return errors.New("topology.SetAffinity: needs Linux (sched_setaffinity)")
 }
+
+// CgroupAllowed has no cgroup to consult off Linux: every CPU liveAllowed gives.
+func CgroupAllowed(t *Topology) (CPUSet, error) {
+	s, _, err := liveAllowed()
+	return s, err
+}

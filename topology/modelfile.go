@@ -81,8 +81,8 @@ func FieldValue(m CostModel, name string) string {
 // FormatModel writes f as a model file.
 func FormatModel(f ModelFile) []byte {
 	var b strings.Builder
-	b.WriteString("# goshmem cost model, measured by shmemrun --calibrate: field, value (latencies as Go\n")
-	b.WriteString("# durations, bandwidths in MB/s), where it came from. Re-measure: shmemrun --calibrate.\n")
+	b.WriteString("# goshmem cost model, measured by shmemrun --calibrate or a node's leader after a job: field,\n")
+	b.WriteString("# value (latencies as Go durations, bandwidths in MB/s), where it came from. Re-measure: shmemrun --calibrate.\n")
 	fmt.Fprintf(&b, "machine %s\n", f.Machine)
 	fmt.Fprintf(&b, "measured %s\n", f.Measured)
 	for _, name := range modelFields {

@@ -19,29 +19,6 @@ import (
 // cacheDir is the cache directory, or "" with the reason when there is none.
 func cacheDir() (string, error) { return topology.CacheDir(os.Getenv) }
 
-// writeAtomic writes data to path through a temporary file and a rename, so a reader
-// sees the old file or the new, never half of one.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
-}
-
 // modelChoice is the cost model a job runs on and where it came from.
 type modelChoice struct {
 	text   []byte // the model file's text; nil: the default model
@@ -77,7 +54,7 @@ func measureModel(t *topology.Topology) (modelChoice, error) {
 		return m, nil
 	}
 	m.path = filepath.Join(dir, topology.ModelFileName(f.Machine))
-	if err := writeAtomic(m.path, text); err != nil {
+	if err := topology.WriteCacheFile(m.path, text); err != nil {
 		return m, fmt.Errorf("writing the calibration to %s: %w", m.path, err)
 	}
 	m.source = fmt.Sprintf("calibrated %s (measured %s)", m.path, f.Measured)

@@ -196,7 +196,7 @@ func writeTable(tbl *topology.Table, what string, t0 time.Time, stdout, stderr i
 	where := "not written: " + fmt.Sprint(err)
 	if err == nil {
 		path := filepath.Join(dir, topology.TableFileName(tbl.Machine, tbl.Layout))
-		if err := writeAtomic(path, text); err != nil {
+		if err := topology.WriteCacheFile(path, text); err != nil {
 			fmt.Fprintf(stderr, "shmemrun: --tune: %v\n", err)
 			return 1
 		}
