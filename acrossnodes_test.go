@@ -346,23 +346,30 @@ func TestAcrossNodesDebugCounts(t *testing.T) {
 	jobFails(t, buildTestprog(t, true), "reducecounts", "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3")
 }
 
-// The reductions' network phase is chosen by PE 0's network model or forced by
-// GOSHMEM_NET_REDUCE_ALGORITHM, and SHMEM_INFO says which runs at each size (the forced runs
-// themselves: TestMultinodeNetReduce).
-func TestAcrossNodesNetReduceInfo(t *testing.T) {
+// The network phases of reductions and broadcasts are chosen by PE 0's network model or
+// forced by GOSHMEM_NET_*_ALGORITHM, and SHMEM_INFO says which runs at each size (the forced
+// runs themselves: TestMultinodeNetAlgorithms).
+func TestAcrossNodesNetInfo(t *testing.T) {
 	acrossNodesOnly(t)
 	if shmemtest.InPE(t) {
 		return
 	}
 	bin := buildTestprog(t, true)
 	t.Setenv("SHMEM_INFO", "1")
-	for alg, want := range map[string]string{"auto": "reduce    rd 8 B-\n", "ring": "reduce    ring 8 B-\n", "tree": "reduce    tree 8 B-\n"} {
-		t.Setenv("GOSHMEM_NET_REDUCE_ALGORITHM", alg)
+	for _, c := range []struct{ setting, value, want string }{
+		{"GOSHMEM_NET_REDUCE_ALGORITHM", "auto", "reduce    rd 8 B-\n"},
+		{"GOSHMEM_NET_REDUCE_ALGORITHM", "ring", "reduce    ring 8 B-\n"},
+		{"GOSHMEM_NET_REDUCE_ALGORITHM", "tree", "reduce    tree 8 B-\n"},
+		{"GOSHMEM_NET_BCAST_ALGORITHM", "auto", "bcast     tree 8 B-\n"}, // two leaders: the ring's root sends it all too
+		{"GOSHMEM_NET_BCAST_ALGORITHM", "ring", "bcast     ring 8 B-\n"},
+	} {
+		t.Setenv(c.setting, c.value)
 		r := shmemtest.LaunchProg(t, 2, bin, "lines") // lines, then a normal end
 		out := r.Stderr
-		if r.Status != 0 || !strings.Contains(out, "network phase among the 2 node leaders") || !strings.Contains(out, want) {
-			t.Errorf("GOSHMEM_NET_REDUCE_ALGORITHM=%s: status %d, want 0 and %q\n%s", alg, r.Status, want, out)
+		if r.Status != 0 || !strings.Contains(out, "network phase among the 2 node leaders") || !strings.Contains(out, c.want) {
+			t.Errorf("%s=%s: status %d, want 0 and %q\n%s", c.setting, c.value, r.Status, c.want, out)
 		}
+		t.Setenv(c.setting, "auto")
 	}
 }
 

@@ -72,11 +72,12 @@ func TestMultinodeSuite(t *testing.T) {
 	}
 }
 
-// TestMultinodeNetReduce runs the reductions across four fake nodes of two PEs, with each
-// network reduction forced and with auto: jobs of 3 PEs have three leaders (no recursive
-// doubling; tree or ring), of 5 and 8 PEs four (auto: recursive doubling by mail for small
-// vectors, through the scratch beyond a message, ring from 256 KiB).
-func TestMultinodeNetReduce(t *testing.T) {
+// TestMultinodeNetAlgorithms runs the reductions and broadcasts across four fake nodes of
+// two PEs, with each network algorithm forced and with auto: jobs of 3 PEs have three
+// leaders (no recursive doubling), of 5 and 8 PEs four (auto: recursive doubling by mail
+// for small vectors, through the scratch beyond a message, ring from 256 KiB; broadcasts
+// by tree; vectors and messages up to 800 and 400 KB).
+func TestMultinodeNetAlgorithms(t *testing.T) {
 	if shmemtest.MultiNode() {
 		t.Skip("already across nodes")
 	}
@@ -92,14 +93,21 @@ func TestMultinodeNetReduce(t *testing.T) {
 	launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
 		"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
 	cache := t.TempDir()
-	for _, alg := range []string{"auto", "tree", "rd", "ring"} {
-		t.Run(alg, func(t *testing.T) {
-			cmd := exec.Command(self, "-test.run=^TestReductions$/^auto$", "-test.short", "-test.count=1", "-test.timeout=10m")
+	const reductions, broadcasts = "^TestReductions$/^auto$", "^Test(Broadcast|BroadcastRunAhead)$/^(tree|[0-9]PE)$"
+	for _, v := range []struct{ setting, pattern string }{
+		{"GOSHMEM_NET_REDUCE_ALGORITHM=auto", reductions},
+		{"GOSHMEM_NET_REDUCE_ALGORITHM=tree", reductions},
+		{"GOSHMEM_NET_REDUCE_ALGORITHM=rd", reductions},
+		{"GOSHMEM_NET_REDUCE_ALGORITHM=ring", reductions},
+		{"GOSHMEM_NET_BCAST_ALGORITHM=tree", broadcasts},
+		{"GOSHMEM_NET_BCAST_ALGORITHM=ring", broadcasts},
+	} {
+		t.Run(v.setting, func(t *testing.T) {
+			cmd := exec.Command(self, "-test.run="+v.pattern, "-test.short", "-test.count=1", "-test.timeout=10m")
 			cmd.Env = append(append(os.Environ(), c.LauncherEnv()...),
-				shmemtest.EnvLauncher+"="+launcher, "GOSHMEM_TEST_MAXPES=8", "GOSHMEM_NET_REDUCE_ALGORITHM="+alg,
-				"GOSHMEM_CACHE="+cache)
+				shmemtest.EnvLauncher+"="+launcher, "GOSHMEM_TEST_MAXPES=8", v.setting, "GOSHMEM_CACHE="+cache)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("reductions across 4 nodes x 2 PEs, GOSHMEM_NET_REDUCE_ALGORITHM=%s: %v\n%s", alg, err, failures(string(out)))
+				t.Fatalf("across 4 nodes x 2 PEs, %s: %v\n%s", v.setting, err, failures(string(out)))
 			}
 		})
 	}

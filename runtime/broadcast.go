@@ -167,7 +167,11 @@ func bcastHier(who string, g Group, h *hier, me int, a *area, x BcastArgs) {
 		if h.lead.PE(rootLead) == rootPE {
 			buf = x.Src // the root leads its node: the data is in its src
 		}
-		netBroadcast(who, h, &na, rootLead, x.Dst, buf, x.Bytes)
+		if chooseNetBcast(h.lead.Size, x.Bytes) == netBcastRing {
+			netBroadcastRing(who, h, &na, rootLead, x.Dst, buf, x.Bytes)
+		} else {
+			netBroadcast(who, h, &na, rootLead, x.Dst, buf, x.Bytes)
+		}
 	}
 	if !onRootNode {
 		lx := x

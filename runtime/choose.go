@@ -45,7 +45,7 @@ func parseAlg(s string) Alg {
 var (
 	forceBarrier, forceBcast, forceReduce, forceAlltoall, forceFcollect Alg
 	collRadix                                                           = 4
-	forceNetReduce                                                      topology.Algorithm // "": auto
+	forceNetReduce, forceNetBcast                                       topology.Algorithm // "": auto
 	collCrossover                                                       int                // PEs
 	sizeCrossover                                                       int                // bytes
 )
@@ -56,9 +56,8 @@ func algInit() error {
 	forceReduce = parseAlg(conf.String("SHMEM_REDUCE_ALGORITHM"))
 	forceAlltoall = parseAlg(conf.String("SHMEM_ALLTOALL_ALGORITHM"))
 	forceFcollect = parseAlg(conf.String("SHMEM_FCOLLECT_ALGORITHM"))
-	if forceNetReduce = topology.Algorithm(conf.String("GOSHMEM_NET_REDUCE_ALGORITHM")); forceNetReduce == "auto" {
-		forceNetReduce = ""
-	}
+	forceNetReduce = netForce("GOSHMEM_NET_REDUCE_ALGORITHM")
+	forceNetBcast = netForce("GOSHMEM_NET_BCAST_ALGORITHM")
 	collRadix = conf.Int("SHMEM_COLL_RADIX")
 	if collRadix < 2 {
 		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)
@@ -66,6 +65,14 @@ func algInit() error {
 	collCrossover = conf.Int("SHMEM_COLL_CROSSOVER")
 	sizeCrossover = int(conf.Size("SHMEM_COLL_SIZE_CROSSOVER"))
 	return modelInit(os.LookupEnv)
+}
+
+// netForce is a network algorithm setting's value, "" for auto.
+func netForce(name string) topology.Algorithm {
+	if v := conf.String(name); v != "auto" {
+		return topology.Algorithm(v)
+	}
+	return ""
 }
 
 // auto is the tuning table's verdict for coll over g at nbytes when a table matches the job

@@ -105,3 +105,47 @@ func TestNetReduceAlg(t *testing.T) {
 		}
 	}
 }
+
+func TestNetBcastAlg(t *testing.T) {
+	const eager = 64 << 10
+	m := topology.DefaultCostModel()
+	for _, c := range []struct {
+		L             int
+		nbytes, eager uintptr
+		force         topology.Algorithm
+		want          int
+	}{
+		{2, 8, eager, "", netBcastTree},
+		{2, 64 << 20, eager, "", netBcastTree}, // the ring's root sends it all too
+		{4, 8, eager, "", netBcastTree},
+		{4, 64 << 20, eager, "", netBcastRing},
+		{4, 64 << 20, 0, "", netBcastTree}, // the ring's chunks travel as mail
+		{2, 8, eager, topology.NetRing, netBcastRing},
+		{4, 64 << 20, eager, topology.NetTree, netBcastTree},
+		{4, 8, 0, topology.NetRing, netBcastTree},
+	} {
+		if got := netBcastAlg(c.L, c.nbytes, c.eager, m, c.force); got != c.want {
+			t.Errorf("netBcastAlg(%d, %d, %d, %q) = %d, want %d", c.L, c.nbytes, c.eager, c.force, got, c.want)
+		}
+	}
+}
+
+// chunkBounds splits n bytes into L chunks that cover them in order, sizes differing by at
+// most one, without overflowing at the largest sizes.
+func TestChunkBounds(t *testing.T) {
+	for _, n := range []uintptr{0, 1, 7, 8, 4097, 1<<62 + 3} {
+		for _, L := range []int{1, 2, 3, 4, 7, 4096} {
+			lo, hi := ^uintptr(0), uintptr(0)
+			for c := range L {
+				a, b := chunkBounds(n, c, L), chunkBounds(n, c+1, L)
+				if b < a {
+					t.Fatalf("n %d L %d: chunk %d [%d,%d)", n, L, c, a, b)
+				}
+				lo, hi = min(lo, b-a), max(hi, b-a)
+			}
+			if chunkBounds(n, 0, L) != 0 || chunkBounds(n, L, L) != n || hi-lo > 1 {
+				t.Errorf("n %d L %d: chunks from %d to %d, sizes %d..%d", n, L, chunkBounds(n, 0, L), chunkBounds(n, L, L), lo, hi)
+			}
+		}
+	}
+}

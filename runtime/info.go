@@ -55,7 +55,10 @@ func printInfo() {
 	fmt.Fprintf(&b, "collective algorithms over all %d PEs (auto; SHMEM_*_ALGORITHM overrides):\n", npes)
 	b.WriteString(topology.ChoiceTableTuned(places, costModel(), tableFor(World.G)))
 	if h := hierOf(World.G); h != nil {
-		fmt.Fprintf(&b, "network phase among the %d node leaders (GOSHMEM_NET_REDUCE_ALGORITHM overrides; the table above is the node phases'):\n", h.lead.Size)
+		fmt.Fprintf(&b, "network phase among the %d node leaders (GOSHMEM_NET_*_ALGORITHM override; the table above is the node phases'):\n", h.lead.Size)
+		fmt.Fprintf(&b, "bcast     %s\n", topology.NetChoiceLine(func(n int64) topology.Algorithm {
+			return netBcastNames[netBcastAlg(h.lead.Size, uintptr(n), netEagerMax, netCostModel(), forceNetBcast)]
+		}))
 		fmt.Fprintf(&b, "reduce    %s\n", topology.NetChoiceLine(func(n int64) topology.Algorithm {
 			return netRedNames[netReduceAlg(h.lead.Size, uintptr(n), netEagerMax, netCostModel(), forceNetReduce)]
 		}))

@@ -7,84 +7,102 @@ import (
 )
 
 // The network phase of a collective that spans nodes runs among one leader per node
-// (runtime/hier.go); NetReduceChoose prices its reduction algorithms with the model's
-// network level (LatNet, BWNet) and BWCombine. Each leader's link carries its own
+// (runtime/hier.go); NetChoose prices its broadcast and reduction algorithms with the
+// model's network level (LatNet, BWNet) and BWCombine. Each leader's link carries its own
 // messages; the network is not modelled beyond that (no contention among pairs).
 //
-// What each is charged, L leaders, n bytes each, a = LatNet, x(b) = b bytes at BWNet,
-// c(b) = b bytes combined:
-//   - tree (radix k, at most L-1, depth d = ceil(log_k L)): per level up, a child waits for its
-//     parent's "ready" and sends (a + a), the parent receives k vectors over its link and
-//     combines them (k x(n) + k c(n)); per level down, a parent sends k copies (a + k x(n));
-//   - rd, recursive doubling (L a power of two): log2 L rounds, each an exchange of the
-//     whole partial result with a partner (a + x(n)) and its combination (c(n));
-//   - ring: a reduce-scatter and an allgather around the leaders, 2(L-1) steps of a chunk
-//     of n/L bytes (a + x(n/L)) and L-1 combinations of a chunk: each leader's link carries
-//     2n(L-1)/L bytes where recursive doubling's carries n log2 L.
+// What each is charged, L leaders, n bytes (each), a = LatNet, x(b) = b bytes at BWNet,
+// c(b) = b bytes combined, k = the radix (at most L-1), d = ceil(log_k L) tree levels:
+//   - bcast tree: per level a parent sends k copies (a + k x(n));
+//   - bcast ring: the root scatters a chunk of n/L to each leader, then the chunks go round
+//     the ring, the root sending its successor the ones it lacks: the root's link carries
+//     2n(L-1)/L, about L hops of latency (a L + 2(L-1) x(n/L)), where the tree's root sends
+//     k whole copies;
+//   - reduce tree: per level up, a child waits for its parent's "ready" and sends (a + a),
+//     the parent receives k vectors over its link and combines them (k x(n) + k c(n)); per
+//     level down, a parent sends k copies (a + k x(n));
+//   - reduce rd, recursive doubling (L a power of two): log2 L rounds, each an exchange of
+//     the whole partial result with a partner (a + x(n)) and its combination (c(n));
+//   - reduce ring: a reduce-scatter and an allgather around the leaders, 2(L-1) steps of a
+//     chunk of n/L bytes (a + x(n/L)) and L-1 combinations of a chunk: each leader's link
+//     carries 2n(L-1)/L bytes where recursive doubling's carries n log2 L.
 
-// Network reduction algorithms, by the names GOSHMEM_NET_REDUCE_ALGORITHM takes.
+// Network algorithms, by the names GOSHMEM_NET_BCAST_ALGORITHM and
+// GOSHMEM_NET_REDUCE_ALGORITHM take.
 const (
 	NetTree Algorithm = "tree"
 	NetRD   Algorithm = "rd"
 	NetRing Algorithm = "ring"
 )
 
-// NetReduceAlgorithms lists the network reductions, simplest first.
-var NetReduceAlgorithms = []Algorithm{NetTree, NetRD, NetRing}
+// NetAlgorithms lists the network algorithms of coll (Bcast or Reduce), simplest first.
+func NetAlgorithms(coll Collective) []Algorithm {
+	switch coll {
+	case Bcast:
+		return []Algorithm{NetTree, NetRing}
+	case Reduce:
+		return []Algorithm{NetTree, NetRD, NetRing}
+	}
+	panic("topology.NetAlgorithms: no network algorithms for " + coll.String())
+}
 
-// NetReduceCost is the model's estimate of network reduction alg among leaders leaders of
-// nbytes each, in picoseconds (saturating); rd among a leader count that is not a power
-// of two costs maxCost.
-func NetReduceCost(alg Algorithm, leaders int, nbytes int64, m CostModel) int64 {
-	m.check("topology.NetReduceCost")
+// NetCost is the model's estimate of network algorithm alg of coll among leaders leaders
+// at nbytes (each), in picoseconds (saturating); rd among a leader count that is not a
+// power of two costs maxCost.
+func NetCost(coll Collective, alg Algorithm, leaders int, nbytes int64, m CostModel) int64 {
+	m.check("topology.NetCost")
 	if leaders < 2 {
 		return 0
 	}
 	if nbytes < 0 {
-		panic(fmt.Sprintf("topology.NetReduceCost: negative size %d", nbytes))
+		panic(fmt.Sprintf("topology.NetCost: negative size %d", nbytes))
 	}
 	a := m.LatNet.Nanoseconds() * 1000
 	x := func(b int64) int64 { return xferPS(b, m.BWNet) }
 	c := func(b int64) int64 { return xferPS(b, m.BWCombine) }
 	L := int64(leaders)
-	switch alg {
-	case NetTree:
-		k := min(int64(m.TreeRadix), L-1) // children of a parent
-		d := int64(0)
-		for span := int64(1); span < L; span = add(mul(span, k), 1) {
-			d++ // levels below the root: a tree of depth d holds 1+k+...+k^d leaders
-		}
+	k := min(int64(m.TreeRadix), L-1) // children of a parent
+	d := int64(0)
+	for span := int64(1); span < L; span = add(mul(span, k), 1) {
+		d++ // levels below the root: a tree of depth d holds 1+k+...+k^d leaders
+	}
+	chunk := (nbytes + L - 1) / L
+	switch {
+	case coll == Bcast && alg == NetTree:
+		return mul(d, add(a, mul(k, x(nbytes))))
+	case coll == Bcast && alg == NetRing:
+		return add(mul(L, a), mul(2*(L-1), x(chunk)))
+	case coll == Reduce && alg == NetTree:
 		up := add(2*a, add(mul(k, x(nbytes)), mul(k, c(nbytes))))
 		down := add(a, mul(k, x(nbytes)))
 		return mul(d, add(up, down))
-	case NetRD:
+	case coll == Reduce && alg == NetRD:
 		if leaders&(leaders-1) != 0 {
 			return maxCost
 		}
 		rounds := int64(bits.Len(uint(leaders)) - 1)
 		return mul(rounds, add(add(a, x(nbytes)), c(nbytes)))
-	case NetRing:
-		chunk := (nbytes + L - 1) / L
+	case coll == Reduce && alg == NetRing:
 		return add(mul(2*(L-1), add(a, x(chunk))), mul(L-1, c(chunk)))
 	}
-	panic("topology.NetReduceCost: unknown network reduction " + string(alg))
+	panic("topology.NetCost: no network " + coll.String() + " " + string(alg))
 }
 
-// NetReduceChoose picks the network reduction among leaders leaders at nbytes each from
-// those can allows (the runtime's limits: words for the rounds, a message size), and says
-// why. As Choose does, a later algorithm replaces an earlier one only when more than 1/16
+// NetChoose picks the network algorithm of coll among leaders leaders at nbytes from those
+// can allows (the runtime's limits: words for the rounds, a message size), and says why.
+// As Choose does, a later algorithm replaces an earlier one only when more than 1/16
 // cheaper. Every leader must choose alike: m must be the same on every node (the runtime
 // takes PE 0's network level). NetTree is always allowed.
-func NetReduceChoose(leaders int, nbytes int64, m CostModel, can func(Algorithm) bool) (Algorithm, string) {
-	best, bestCost := NetTree, NetReduceCost(NetTree, leaders, nbytes, m)
+func NetChoose(coll Collective, leaders int, nbytes int64, m CostModel, can func(Algorithm) bool) (Algorithm, string) {
+	best, bestCost := NetTree, NetCost(coll, NetTree, leaders, nbytes, m)
 	var why strings.Builder
 	fmt.Fprintf(&why, "%d leaders, %s:", leaders, fmtBytes(nbytes))
-	for _, alg := range NetReduceAlgorithms {
+	for _, alg := range NetAlgorithms(coll) {
 		if alg != NetTree && !can(alg) {
 			fmt.Fprintf(&why, " %s cannot", alg)
 			continue
 		}
-		cost := NetReduceCost(alg, leaders, nbytes, m)
+		cost := NetCost(coll, alg, leaders, nbytes, m)
 		fmt.Fprintf(&why, " %s %s", alg, fmtPS(cost))
 		if cost < bestCost && cost+cost/16 < bestCost {
 			best, bestCost = alg, cost
