@@ -14,7 +14,8 @@
  * and connects one endpoint to the other. The operations are the suites' own, with the
  * same sample loop (a sample is `batch` operations timed together, us = median of the
  * samples), but called straight on UCP:
- *   ucx_put 8 B        ucp_put_nbx + ucp_worker_flush_nbx          (put + quiet)
+ *   ucx_put 8 B        ucp_put_nbx + ucp_worker_flush_nbx          (put + quiet; the flush
+ *                      with UCX_FLUSH_WORKER_EPS=n, as goshmem's, unless set)
  *   ucx_get 8 B        ucp_get_nbx, waited                          (get)
  *   ucx_fetch_add      ucp_atomic_op_nbx(ADD, reply buffer), waited (atomic_fetch_add)
  *   ucx_compare_swap   ucp_atomic_op_nbx(CSWAP), waited             (atomic_compare_swap)
@@ -373,6 +374,11 @@ int main(int argc, char **argv)
         die("job size", "want exactly 2 ranks, one per node");
     PMIX_LOAD_PROCID(&peer, me.nspace, 1 - me.rank);
 
+    /* A worker flush that waits for the worker's outstanding requests only, without
+     * flushing each endpoint (over TCP a zero-length put and its acknowledgement more per
+     * flush), as goshmem's quiet does (runtime/ucx/engine.c, gsx_init); still remote
+     * completion. The user's setting wins. */
+    setenv("UCX_FLUSH_WORKER_EPS", "n", 0);
     ucp_params_t params = {0};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
