@@ -319,7 +319,7 @@ func netBroadcastRing(who string, h *hier, na *area, root int, dst, buf unsafe.P
 		}
 	}
 	last := r == L-1
-	take(r, pe(0), !last) // my chunk, passed on at once
+	take(r, pe(0), !last)  // my chunk, passed on at once
 	for s := range L - 1 { // step s brings chunk r-1-s: every chunk but mine
 		take((r-1-s+L)%L, pe(r-1), !last && s < L-2) // passed on in step s+1
 	}
