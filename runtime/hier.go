@@ -62,13 +62,26 @@ func hierOf(g Group) *hier {
 	if !multiNode {
 		return nil
 	}
-	if h, ok := hiers.Load(g); ok {
-		return h.(*hier)
+	// A direct-mapped cache in front of the map: every collective asks, and the map's
+	// hashing of a Group cost about a tenth of a small broadcast's user time.
+	slot := &hierCache[(uint(g.Start)*31+uint(g.Stride)*7+uint(g.Size)*131)%uint(len(hierCache))]
+	if e := slot.Load(); e != nil && e.g == g {
+		return e.h
 	}
-	h := splitByNode(g, func(pe int) int { return int(nodeOf[pe]) }, me)
-	v, _ := hiers.LoadOrStore(g, h)
+	v, ok := hiers.Load(g)
+	if !ok {
+		v, _ = hiers.LoadOrStore(g, splitByNode(g, func(pe int) int { return int(nodeOf[pe]) }, me))
+	}
+	slot.Store(&hierEntry{g, v.(*hier)})
 	return v.(*hier)
 }
+
+type hierEntry struct {
+	g Group
+	h *hier
+}
+
+var hierCache [64]atomic.Pointer[hierEntry]
 
 // splitByNode is the pure part of hierOf: the split of g by node(pe), seen from PE self.
 func splitByNode(g Group, node func(pe int) int, self int) *hier {
@@ -451,8 +464,8 @@ func netReduceAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topo
 // fits a message.
 func chooseNetReduce(L int, nbytes uintptr) int {
 	k := netVerdictKey{topology.Reduce, L, bits.Len64(uint64(max(nbytes, 1) - 1)), netMailable(nbytes)}
-	if v, ok := netVerdicts.Load(k); ok {
-		return v.(int)
+	if v, ok := k.cached(); ok {
+		return v
 	}
 	// Priced at the class's upper bound (as auto does), limited by the exact size.
 	m := netCostModel()
@@ -463,7 +476,7 @@ func chooseNetReduce(L int, nbytes uintptr) int {
 		class = max(class, netEagerMax+1)
 	}
 	a := netReduceAlg(L, class, netEagerMax, m, forceNetReduce)
-	netVerdicts.Store(k, a)
+	k.store(a)
 	return a
 }
 
@@ -494,11 +507,11 @@ func netBcastAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topol
 // chooseNetBcast is netBcastAlg for this job, cached as chooseNetReduce's verdicts are.
 func chooseNetBcast(L int, nbytes uintptr) int {
 	k := netVerdictKey{topology.Bcast, L, bits.Len64(uint64(max(nbytes, 1) - 1)), false}
-	if v, ok := netVerdicts.Load(k); ok {
-		return v.(int)
+	if v, ok := k.cached(); ok {
+		return v
 	}
 	a := netBcastAlg(L, uintptr(1)<<k.class, netEagerMax, netCostModel(), forceNetBcast)
-	netVerdicts.Store(k, a)
+	k.store(a)
 	return a
 }
 
@@ -508,7 +521,36 @@ type netVerdictKey struct {
 	mailable       bool
 }
 
-var netVerdicts sync.Map // netVerdictKey -> netRed*
+var netVerdicts sync.Map // netVerdictKey -> netRed*, netBcast*
+
+// netVerdictCache is a direct-mapped cache in front of netVerdicts, as verdictCache is.
+var netVerdictCache [64]atomic.Pointer[netVerdictEntry]
+
+type netVerdictEntry struct {
+	k netVerdictKey
+	a int
+}
+
+func (k netVerdictKey) slot() *atomic.Pointer[netVerdictEntry] {
+	return &netVerdictCache[(uint(k.coll)*17+uint(k.leaders)*31+uint(k.class)*7)%uint(len(netVerdictCache))]
+}
+
+// cached is k's verdict, if one was stored.
+func (k netVerdictKey) cached() (int, bool) {
+	if e := k.slot().Load(); e != nil && e.k == k {
+		return e.a, true
+	}
+	if v, ok := netVerdicts.Load(k); ok {
+		k.slot().Store(&netVerdictEntry{k, v.(int)})
+		return v.(int), true
+	}
+	return 0, false
+}
+
+func (k netVerdictKey) store(a int) {
+	netVerdicts.Store(k, a)
+	k.slot().Store(&netVerdictEntry{k, a})
+}
 
 // netRDLargeRounds is the most rounds (L up to 2^6 leaders) netReduceRDLarge has words for:
 // a ready and a data word per round, in the payload words netReduceRD would use.
