@@ -16,6 +16,9 @@ type BcastArgs struct {
 	Bytes    uintptr
 	Root     int // member index
 	ToRoot   bool
+	// Early marks the root node's phase of a broadcast across nodes: it may take the eager
+	// path, whose root returns before its members (see bcastHier).
+	Early bool
 }
 
 // BroadcastSet is the active-set broadcast on the user's pSync.
@@ -50,7 +53,7 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 	default:
 		// Inside a node phase of a collective across nodes every phase must wait for
 		// all its members (hier.go's invariant): no early return there.
-		if int(x.Bytes) <= eagerCap(g) && nodePhases.Load() == 0 {
+		if int(x.Bytes) <= eagerCap(g) && (nodePhases.Load() == 0 || x.Early) {
 			bcastEager(g, me, a, x)
 			return
 		}
@@ -158,8 +161,12 @@ func bcastHier(who string, g Group, h *hier, me int, a *area, x BcastArgs) {
 	rootLead := h.leaderOf[x.Root]
 	onRootNode := rootLead == h.leaderOf[me]
 	if onRootNode {
+		// The root's node phase may be eager (the root returns once its message is in its
+		// members' slots), as one-node broadcasts are: it leaves nothing pending in the area
+		// but the slots, which a later call's sender waits for (eagerSend), so members of the
+		// root's node may be calls apart here without harm; every other node phase waits.
 		lx := x
-		lx.Root = h.loc.Index(rootPE)
+		lx.Root, lx.Early = h.loc.Index(rootPE), true
 		nodePhase(func() { broadcast(who, h.loc, h.locMe, a.phase(0), lx) })
 	}
 	if h.leadMe >= 0 {

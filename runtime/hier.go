@@ -25,7 +25,9 @@ import (
 // own words of the sync area (wordNet on), so a leader's two roles never count each
 // other's signals. Back-to-back collectives on a team's two alternating areas: the node
 // phases return only after every member of the node has entered, so a node's members are
-// never two calls apart. Leaders may be: a small broadcast's root leaves once its mail is
+// never two calls apart in an area's words (a small broadcast's phase on the root's node
+// is eager, as on one node: it leaves nothing in the area but the slots, whose next
+// sender waits for them). Leaders may be: a small broadcast's root leaves once its mail is
 // sent (netBroadcast). So what one leader writes into another's area or scratch without
 // a handshake in the same call is a count (signal adds, await subtracts: a later call's
 // count waits for its call) or an epoch, never data: data goes as mail, into the user's
