@@ -32,9 +32,11 @@ func handoff(rounds int, flag []int64) {
 
 // Two goroutines of a PE that has one P hand a value back and forth through WaitUntil: the
 // waiting goroutine must let the other run (issue 13.8: a spinning wait held the P until
-// the scheduler preempted it, 64 ms per round trip). The bound is 20 times what 500 round
-// trips took with that preemption's 10 ms minimum per hand-off, so only a wait that never
-// yields fails it. Both wait paths: spinning (a PE owning its CPU) and yielding-then-sleeping.
+// the scheduler preempted it, 64 ms per round trip). The bound is half what 500 round trips
+// take with that preemption's 10 ms minimum per hand-off, so only a wait that never yields
+// fails it; a loaded machine's slow wake-ups (1.3 ms a round trip on the sleeping path while
+// a build ran beside CI) do not. Both wait paths: spinning (a PE owning its CPU) and
+// yielding-then-sleeping.
 func TestGoroutineHandoff(t *testing.T) {
 	for _, spin := range []bool{true, false} {
 		name := map[bool]string{true: "spin", false: "sleep"}[spin]
@@ -50,7 +52,7 @@ func TestGoroutineHandoff(t *testing.T) {
 			const rounds = 500
 			start := time.Now()
 			handoff(rounds, flag)
-			if d := time.Since(start); d > 500*time.Millisecond {
+			if d := time.Since(start); d > rounds*5*time.Millisecond {
 				t.Fatalf("%d round trips took %v (%v each): the waiting goroutine holds the P", rounds, d, d/rounds)
 			}
 		})

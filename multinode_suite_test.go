@@ -72,11 +72,12 @@ func TestMultinodeSuite(t *testing.T) {
 	}
 }
 
-// TestMultinodeNetAlgorithms runs the reductions and broadcasts across four fake nodes of
-// two PEs, with each network algorithm forced and with auto: jobs of 3 PEs have three
-// leaders (no recursive doubling), of 5 and 8 PEs four (auto: recursive doubling by mail
-// for small vectors, through the scratch beyond a message, ring from 256 KiB; broadcasts
-// by tree; vectors and messages up to 800 and 400 KB).
+// TestMultinodeNetAlgorithms runs the reductions, broadcasts and collects across four fake
+// nodes of two PEs, with each network algorithm forced and with auto: jobs of 3 PEs have
+// three leaders (no recursive doubling), of 5 and 8 PEs four (auto: recursive doubling by
+// mail for small vectors, through the scratch beyond a message, ring from 256 KiB;
+// broadcasts by tree; collects by Bruck up to a message, direct beyond; vectors and
+// messages up to 800 and 400 KB; teams split by the collects' network phase).
 func TestMultinodeNetAlgorithms(t *testing.T) {
 	if shmemtest.MultiNode() {
 		t.Skip("already across nodes")
@@ -93,7 +94,7 @@ func TestMultinodeNetAlgorithms(t *testing.T) {
 	launcher := strings.Join([]string{c.Scripts + "/onnode", c.Nodes[0], "mpirun", "--host", strings.Join(hosts, ","),
 		"--map-by", "node", "--bind-to", "none", "--oversubscribe"}, " ")
 	cache := t.TempDir()
-	const reductions, broadcasts = "^TestReductions$/^auto$", "^Test(Broadcast|BroadcastRunAhead)$/^(tree|[0-9]PE)$"
+	const reductions, broadcasts, collects = "^TestReductions$/^auto$", "^Test(Broadcast|BroadcastRunAhead)$/^(tree|[0-9]PE)$", "^TestCollect$/^ring$"
 	for _, v := range []struct{ setting, pattern string }{
 		{"GOSHMEM_NET_REDUCE_ALGORITHM=auto", reductions},
 		{"GOSHMEM_NET_REDUCE_ALGORITHM=tree", reductions},
@@ -101,6 +102,9 @@ func TestMultinodeNetAlgorithms(t *testing.T) {
 		{"GOSHMEM_NET_REDUCE_ALGORITHM=ring", reductions},
 		{"GOSHMEM_NET_BCAST_ALGORITHM=tree", broadcasts},
 		{"GOSHMEM_NET_BCAST_ALGORITHM=ring", broadcasts},
+		{"GOSHMEM_NET_COLLECT_ALGORITHM=auto", collects},
+		{"GOSHMEM_NET_COLLECT_ALGORITHM=direct", collects},
+		{"GOSHMEM_NET_COLLECT_ALGORITHM=bruck", collects},
 	} {
 		t.Run(v.setting, func(t *testing.T) {
 			cmd := exec.Command(self, "-test.run="+v.pattern, "-test.short", "-test.count=1", "-test.timeout=10m")

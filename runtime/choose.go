@@ -45,7 +45,7 @@ func parseAlg(s string) Alg {
 var (
 	forceBarrier, forceBcast, forceReduce, forceAlltoall, forceFcollect Alg
 	collRadix                                                           = 4
-	forceNetReduce, forceNetBcast                                       topology.Algorithm // "": auto
+	forceNetReduce, forceNetBcast, forceNetGather                       topology.Algorithm // "": auto
 	collCrossover                                                       int                // PEs
 	sizeCrossover                                                       int                // bytes
 )
@@ -58,6 +58,7 @@ func algInit() error {
 	forceFcollect = parseAlg(conf.String("SHMEM_FCOLLECT_ALGORITHM"))
 	forceNetReduce = netForce("GOSHMEM_NET_REDUCE_ALGORITHM")
 	forceNetBcast = netForce("GOSHMEM_NET_BCAST_ALGORITHM")
+	forceNetGather = netForce("GOSHMEM_NET_COLLECT_ALGORITHM")
 	collRadix = conf.Int("SHMEM_COLL_RADIX")
 	if collRadix < 2 {
 		return fmt.Errorf("SHMEM_COLL_RADIX=%d: the fan-out of a tree must be at least 2", collRadix)

@@ -190,7 +190,7 @@ func gatherHierAt(who string, g Group, h *hier, a, na *area, phase, word int, ca
 			i := g.Index(pe)
 			kernels.Copy(bytes(unsafe.Add(x.Dst, off(i)), size(i)), bytes(Remote(x.Src, pe), size(i)))
 		}
-		netAllgather(who, h, na, word, g, x.Dst, callDst, off, size)
+		netAllgather(who, h, na, word, x.Dst, callDst, total, off, size)
 	}
 	nodePhase(func() {
 		broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})

@@ -149,3 +149,31 @@ func TestChunkBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestNetGatherAlg(t *testing.T) {
+	const eager = 64 << 10
+	m := topology.DefaultCostModel()
+	for _, c := range []struct {
+		L            int
+		total, eager uintptr
+		force        topology.Algorithm
+		want         int
+	}{
+		{2, 16, eager, "", netGatherDirect},   // one message either way
+		{3, 24, eager, "", netGatherDirect},   // two rounds for two messages: a tie
+		{4, 32, eager, "", netGatherBruck},    // two rounds for three messages
+		{4, eager, eager, "", netGatherBruck}, // the whole result in a message
+		{4, eager + 1, eager, "", netGatherDirect},
+		{4, 32, 0, "", netGatherDirect},                 // no mail
+		{1 << 12, 8 << 12, 1 << 20, "", netGatherBruck}, // twelve rounds: the last channel word
+		{1<<12 + 1, 8 << 12, 1 << 20, "", netGatherDirect},
+		// GOSHMEM_NET_COLLECT_ALGORITHM: obeyed where it can run, else auto.
+		{2, 16, eager, topology.NetBruck, netGatherBruck},
+		{4, 32, eager, topology.NetDirect, netGatherDirect},
+		{4, eager + 1, eager, topology.NetBruck, netGatherDirect},
+	} {
+		if got := netGatherAlg(c.L, c.total, c.eager, m, c.force); got != c.want {
+			t.Errorf("netGatherAlg(%d, %d, %d, %q) = %d, want %d", c.L, c.total, c.eager, c.force, got, c.want)
+		}
+	}
+}

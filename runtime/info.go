@@ -62,6 +62,9 @@ func printInfo() {
 		fmt.Fprintf(&b, "reduce    %s\n", topology.NetChoiceLine(func(n int64) topology.Algorithm {
 			return netRedNames[netReduceAlg(h.lead.Size, uintptr(n), netEagerMax, netCostModel(), forceNetReduce)]
 		}))
+		fmt.Fprintf(&b, "collect   %s\n", topology.NetChoiceLine(func(n int64) topology.Algorithm {
+			return netGatherNames[netGatherAlg(h.lead.Size, uintptr(n), netEagerMax, netCostModel(), forceNetGather)]
+		}))
 	}
 	os.Stderr.WriteString(b.String())
 }

@@ -117,8 +117,9 @@ func ParseAlgorithm(c Collective, s string) (Algorithm, error) {
 // LatNet and BWNet are the network level (one PE to a PE on another node, through the
 // multi-node engine). Choose does not use them: a collective that spans nodes is composed
 // of node phases, which Choose prices, and a network phase among the node leaders, whose
-// broadcasts and reductions NetChoose prices with them (netcost.go); the other network
-// phases have one algorithm each (runtime/hier.go).
+// broadcasts, reductions and allgathers NetChoose prices with them (netcost.go); the
+// barrier's (dissemination) and alltoall's (each leader's blocks straight to their owners)
+// have one algorithm each (runtime/hier.go, alltoall.go).
 type CostModel struct {
 	LatL3, LatCrossL3, LatSocket time.Duration
 	BWL3, BWCrossL3, BWSocket    int64 // MB/s

@@ -7,9 +7,9 @@ import (
 )
 
 // The network phase of a collective that spans nodes runs among one leader per node
-// (runtime/hier.go); NetChoose prices its broadcast and reduction algorithms with the
-// model's network level (LatNet, BWNet) and BWCombine. Each leader's link carries its own
-// messages; the network is not modelled beyond that (no contention among pairs).
+// (runtime/hier.go); NetChoose prices its broadcast, reduction and allgather algorithms
+// with the model's network level (LatNet, BWNet) and BWCombine. Each leader's link carries
+// its own messages; the network is not modelled beyond that (no contention among pairs).
 //
 // What each is charged, L leaders, n bytes (each), a = LatNet, x(b) = b bytes at BWNet,
 // c(b) = b bytes combined, k = the radix (at most L-1), d = ceil(log_k L) tree levels:
@@ -25,7 +25,11 @@ import (
 //     the whole partial result with a partner (a + x(n)) and its combination (c(n));
 //   - reduce ring: a reduce-scatter and an allgather around the leaders, 2(L-1) steps of a
 //     chunk of n/L bytes (a + x(n/L)) and L-1 combinations of a chunk: each leader's link
-//     carries 2n(L-1)/L bytes where recursive doubling's carries n log2 L.
+//     carries 2n(L-1)/L bytes where recursive doubling's carries n log2 L;
+//   - allgather (FCollect, Collect; n is the whole result, b = n/L a leader's part) direct:
+//     each leader sends its part to each other leader, L-1 messages ((L-1)(a + x(b)));
+//   - allgather bruck: ceil(log2 L) rounds of one message to the leader 2^k back, carrying
+//     all it has (up to 2^k parts): the same (L-1) x(b) in log2 L messages, not L-1.
 
 // Network algorithms, by the names GOSHMEM_NET_BCAST_ALGORITHM and
 // GOSHMEM_NET_REDUCE_ALGORITHM take.
@@ -33,15 +37,21 @@ const (
 	NetTree Algorithm = "tree"
 	NetRD   Algorithm = "rd"
 	NetRing Algorithm = "ring"
+	// NetDirect and NetBruck are the allgathers' (GOSHMEM_NET_COLLECT_ALGORITHM).
+	NetDirect Algorithm = "direct"
+	NetBruck  Algorithm = "bruck"
 )
 
-// NetAlgorithms lists the network algorithms of coll (Bcast or Reduce), simplest first.
+// NetAlgorithms lists the network algorithms of coll (Bcast, Reduce, FCollect or Collect),
+// simplest first.
 func NetAlgorithms(coll Collective) []Algorithm {
 	switch coll {
 	case Bcast:
 		return []Algorithm{NetTree, NetRing}
 	case Reduce:
 		return []Algorithm{NetTree, NetRD, NetRing}
+	case FCollect, Collect:
+		return []Algorithm{NetDirect, NetBruck}
 	}
 	panic("topology.NetAlgorithms: no network algorithms for " + coll.String())
 }
@@ -84,6 +94,11 @@ func NetCost(coll Collective, alg Algorithm, leaders int, nbytes int64, m CostMo
 		return mul(rounds, add(add(a, x(nbytes)), c(nbytes)))
 	case coll == Reduce && alg == NetRing:
 		return add(mul(2*(L-1), add(a, x(chunk))), mul(L-1, c(chunk)))
+	case (coll == FCollect || coll == Collect) && alg == NetDirect:
+		return mul(L-1, add(a, x(chunk)))
+	case (coll == FCollect || coll == Collect) && alg == NetBruck:
+		rounds := int64(bits.Len(uint(leaders - 1))) // ceil(log2 L)
+		return add(mul(rounds, a), mul(L-1, x(chunk)))
 	}
 	panic("topology.NetCost: no network " + coll.String() + " " + string(alg))
 }
@@ -92,13 +107,14 @@ func NetCost(coll Collective, alg Algorithm, leaders int, nbytes int64, m CostMo
 // can allows (the runtime's limits: words for the rounds, a message size), and says why.
 // As Choose does, a later algorithm replaces an earlier one only when more than 1/16
 // cheaper. Every leader must choose alike: m must be the same on every node (the runtime
-// takes PE 0's network level). NetTree is always allowed.
+// takes PE 0's network level). The first of NetAlgorithms(coll) is always allowed.
 func NetChoose(coll Collective, leaders int, nbytes int64, m CostModel, can func(Algorithm) bool) (Algorithm, string) {
-	best, bestCost := NetTree, NetCost(coll, NetTree, leaders, nbytes, m)
+	algs := NetAlgorithms(coll)
+	best, bestCost := algs[0], NetCost(coll, algs[0], leaders, nbytes, m)
 	var why strings.Builder
 	fmt.Fprintf(&why, "%d leaders, %s:", leaders, fmtBytes(nbytes))
-	for _, alg := range NetAlgorithms(coll) {
-		if alg != NetTree && !can(alg) {
+	for _, alg := range algs {
+		if alg != algs[0] && !can(alg) {
 			fmt.Fprintf(&why, " %s cannot", alg)
 			continue
 		}

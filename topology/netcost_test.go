@@ -135,3 +135,41 @@ func TestNetChooseBcast(t *testing.T) {
 		t.Errorf("ring not allowed: %s", a)
 	}
 }
+
+// The network allgathers' prices by hand, and the choice: Bruck's log2 L messages beat
+// direct's L-1 from four leaders on; at two and three they tie and direct, the simpler,
+// stays.
+func TestNetGatherCost(t *testing.T) {
+	m := DefaultCostModel()
+	m.LatNet, m.BWNet = 10*time.Microsecond, 1000
+	const a, x = 10_000_000, 1_000_000_000 // ps: LatNet, 1e6 B sent
+	for _, tc := range []struct {
+		alg     Algorithm
+		leaders int
+		want    int64
+	}{
+		{NetDirect, 2, a + x/2},
+		{NetBruck, 2, a + x/2},
+		{NetDirect, 4, 3 * (a + x/4)},
+		{NetBruck, 4, 2*a + 3*x/4},
+		{NetBruck, 5, 3*a + 4*x/5}, // three rounds, the last with one part
+	} {
+		for _, coll := range []Collective{FCollect, Collect} {
+			if got := NetCost(coll, tc.alg, tc.leaders, 1_000_000, m); got != tc.want {
+				t.Errorf("NetCost(%s, %s, %d leaders, 1e6 B) = %d ps, want %d", coll, tc.alg, tc.leaders, got, tc.want)
+			}
+		}
+	}
+	all := func(Algorithm) bool { return true }
+	for _, tc := range []struct {
+		leaders int
+		want    Algorithm
+	}{{2, NetDirect}, {3, NetDirect}, {4, NetBruck}, {64, NetBruck}} {
+		if a, why := NetChoose(FCollect, tc.leaders, 64, m, all); a != tc.want {
+			t.Errorf("%d leaders, 64 B: %s, want %s (%s)", tc.leaders, a, tc.want, why)
+		}
+	}
+	if a, why := NetChoose(FCollect, 64, 64, m, func(a Algorithm) bool { return a != NetBruck }); a != NetDirect || !strings.Contains(why, "bruck cannot") {
+		t.Errorf("bruck not allowed: %s (%s)", a, why)
+	}
+}
