@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -378,7 +379,8 @@ func TestAcrossNodesNetInfo(t *testing.T) {
 }
 
 // The first job on a node with no model of its machine in the cache runs on the default
-// model and its node leader measures one when the job ends; the next job uses it.
+// model and its node leader measures one when the job ends, PE 0 the network level to a PE
+// of another node; the next job uses both.
 func TestAcrossNodesCalibrateAtExit(t *testing.T) {
 	acrossNodesOnly(t)
 	if shmemtest.InPE(t) {
@@ -396,9 +398,20 @@ func TestAcrossNodesCalibrateAtExit(t *testing.T) {
 	if len(models) != 1 { // the fake nodes share a file system and are one machine kind
 		t.Fatalf("after the first job the cache holds models %v, want one", models)
 	}
+	// PE 0 measured the network level to a PE of the other node too, into the same file.
+	b, err := os.ReadFile(models[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const netMeasured = "measured across nodes when a job ended (PE 0 on "
+	for _, f := range []string{"LatNet", "BWNet"} {
+		if !regexp.MustCompile(`(?m)^` + f + ` +\S+ +` + regexp.QuoteMeta(netMeasured)).Match(b) {
+			t.Fatalf("after the first job %s has no measured %s:\n%s", models[0], f, b)
+		}
+	}
 	r = shmemtest.LaunchProg(t, 2, bin, "lines")
-	if r.Status != 0 || !strings.Contains(r.Stderr, "cost model: calibrated "+models[0]) {
-		t.Fatalf("second job: status %d, want 0 and the model %s\n%s", r.Status, models[0], r.Stderr)
+	if r.Status != 0 || !strings.Contains(r.Stderr, "cost model: calibrated "+models[0]) || !strings.Contains(r.Stderr, netMeasured) {
+		t.Fatalf("second job: status %d, want 0 and the model %s with its network level\n%s", r.Status, models[0], r.Stderr)
 	}
 }
 

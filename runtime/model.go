@@ -385,7 +385,7 @@ func calibrateNode() {
 		return
 	}
 	f := calibrate.Model(topology.MachineKey(t), time.Now(), ms, combine)
-	if err := topology.WriteCacheFile(filepath.Join(dir, topology.ModelFileName(f.Machine)), topology.FormatModel(f)); err != nil {
+	if _, err := topology.WriteNodeModel(filepath.Join(dir, topology.ModelFileName(f.Machine)), f); err != nil {
 		fail(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goshmem/shmem/runtime/settings"
 	"github.com/goshmem/shmem/runtime/shm"
+	"github.com/goshmem/shmem/topology"
 )
 
 // Environment handed to PEs by the launcher.
@@ -175,10 +176,15 @@ func Finalize() {
 	}
 	Quiet()
 	World.Sync("shmem.Finalize")
+	var netLevel topology.NetLevel
+	far, measureNet := netLevelAtExit()
 	if engine != nil {
 		// Past this barrier every PE is in Finalize: from the next one on, a PE that ends
 		// is not lost.
 		finalizing.Store(true)
+		if measureNet {
+			netLevel = measureNetAtExit(far) // the others wait in the barrier, progressing
+		}
 		World.Sync("shmem.Finalize")
 	}
 	atomic.StoreUint32(&obj.Slot(me).State, shm.StateFinalized)
@@ -189,6 +195,9 @@ func Finalize() {
 	}
 	if calibrateAtExit != "" {
 		calibrateNode()
+	}
+	if measureNet && engine != nil {
+		writeNetLevel(netLevel, far) // after calibrateNode: it adds to the node's model file
 	}
 }
 

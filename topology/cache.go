@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // The cache: each machine's calibrated cost model and its tuning tables, one directory per
@@ -109,4 +112,81 @@ func WriteCacheFile(path string, data []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// The network level of a model file (LatNet, BWNet) is measured apart from the rest: the
+// rest by calibrating a node (shmemrun --calibrate, a node leader after its first job), the
+// network level by the first job across nodes (PE 0, when its job ends). Each writer keeps
+// what the other measured, under a lock on the file: the nodes of a cluster may share one
+// cache directory and write at once.
+var netFields = []string{"LatNet", "BWNet"}
+
+// WriteNodeModel writes f, a node's calibration, to path, keeping the network level of the
+// model file there when it is of f's machine and measured; it returns what it wrote.
+func WriteNodeModel(path string, f ModelFile) (ModelFile, error) {
+	err := withCacheLock(path, func() error {
+		if old, ok := readModelFile(path); ok && old.Machine == f.Machine && !isDefault(old.Source["LatNet"]) {
+			f.Source = maps.Clone(f.Source)
+			if f.Source == nil {
+				f.Source = map[string]string{}
+			}
+			f.Model.LatNet, f.Model.BWNet = old.Model.LatNet, old.Model.BWNet
+			for _, k := range netFields {
+				f.Source[k] = old.Source[k]
+			}
+		}
+		return WriteCacheFile(path, FormatModel(f))
+	})
+	return f, err
+}
+
+// WriteNetLevel puts the network level n, measured as source says, into the model file of
+// machine at path, keeping its other fields. Without a model of that machine there it
+// writes nothing and returns false: the node's calibration comes first.
+func WriteNetLevel(path, machine string, n NetLevel, source string) (bool, error) {
+	wrote := false
+	err := withCacheLock(path, func() error {
+		f, ok := readModelFile(path)
+		if !ok || f.Machine != machine {
+			return nil
+		}
+		f.Model.LatNet, f.Model.BWNet = n.Lat, n.BW
+		for _, k := range netFields {
+			f.Source[k] = source
+		}
+		wrote = true
+		return WriteCacheFile(path, FormatModel(f))
+	})
+	return wrote, err
+}
+
+func readModelFile(path string) (ModelFile, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ModelFile{}, false
+	}
+	f, err := ParseModel(path, b)
+	return f, err == nil
+}
+
+func isDefault(source string) bool { return source == "" || strings.HasPrefix(source, "default") }
+
+// NetLevelMeasured reports whether a model's sources say its network level was measured
+// (by a job across nodes or shmemrun --tune), not assumed.
+func NetLevelMeasured(source map[string]string) bool { return !isDefault(source["LatNet"]) }
+
+// withCacheLock runs f holding an exclusive flock on a lock file beside path (.lock-NAME).
+func withCacheLock(path string, f func() error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	l, err := os.OpenFile(filepath.Join(filepath.Dir(path), ".lock-"+filepath.Base(path)), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := syscall.Flock(int(l.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("locking %s: %w", l.Name(), err)
+	}
+	return f()
 }

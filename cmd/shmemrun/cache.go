@@ -47,16 +47,17 @@ func measureModel(t *topology.Topology) (modelChoice, error) {
 	if err != nil {
 		return modelChoice{}, err
 	}
-	text := topology.FormatModel(f)
-	m := modelChoice{text: text, file: f, source: "calibrated just now (measured " + f.Measured + "), not cached"}
+	m := modelChoice{text: topology.FormatModel(f), file: f, source: "calibrated just now (measured " + f.Measured + "), not cached"}
 	dir, derr := cacheDir()
 	if derr != nil {
 		return m, nil
 	}
 	m.path = filepath.Join(dir, topology.ModelFileName(f.Machine))
-	if err := topology.WriteCacheFile(m.path, text); err != nil {
+	f, err = topology.WriteNodeModel(m.path, f) // keeps a network level a job across nodes measured
+	if err != nil {
 		return m, fmt.Errorf("writing the calibration to %s: %w", m.path, err)
 	}
+	m.text, m.file = topology.FormatModel(f), f
 	m.source = fmt.Sprintf("calibrated %s (measured %s)", m.path, f.Measured)
 	return m, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	shmem "github.com/goshmem/shmem"
 	rt "github.com/goshmem/shmem/runtime"
@@ -325,7 +326,7 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(w, "tunejob layout %s\n", rt.JobLayout())
 	}
 	if far >= 0 && c == topology.Barrier {
-		if err := measureNet(w, far, min(samples, 7)); err != nil { // 8 MiB a sample: a few suffice
+		if err := measureNet(w, far, min(samples, 7)); err != nil { // 4 MiB a sample: a few suffice
 			fmt.Fprintf(stderr, "shmemrun --tune: %v\n", err)
 			return 1
 		}
@@ -372,37 +373,19 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// measureNet has PE 0 time an 8-byte put and its quiet to PE far (on another node), and
-// 1 MiB puts to it, and print "tunenet LATENCY_US BANDWIDTH_MBS": the network level of
-// the cost model. The other PEs wait in a barrier (which progresses far's engine).
+// measureNet has PE 0 measure the network level of the cost model to PE far (on another
+// node; rt.MeasureNet) and print "tunenet LATENCY_US BANDWIDTH_MBS". The other PEs wait in
+// a barrier (which progresses far's engine).
 func measureNet(w io.Writer, far, samples int) error {
-	const big = 1 << 20
-	buf, err := shmem.Malloc[byte](2 * big)
+	buf, err := shmem.Malloc[byte](2 * rt.MeasureNetBytes)
 	if err != nil {
 		return err
 	}
 	defer shmem.Free(buf)
 	if shmem.MyPE() == 0 {
-		src, dst := buf[:big], buf[big:]
-		var lat, bw []float64
-		for s := 0; s <= samples; s++ { // sample 0 warms up
-			t0 := time.Now()
-			for range 20 {
-				shmem.Put(dst[:8], src[:8], far)
-				shmem.Quiet()
-			}
-			d := time.Since(t0)
-			t1 := time.Now()
-			for range 8 {
-				shmem.Put(dst, src, far)
-			}
-			shmem.Quiet()
-			if s > 0 {
-				lat = append(lat, float64(d.Nanoseconds())/1e3/20)
-				bw = append(bw, 8*big/1e6/time.Since(t1).Seconds())
-			}
-		}
-		fmt.Fprintf(w, "tunenet %.2f %.0f\n", median(lat), median(bw))
+		dst, src := unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[rt.MeasureNetBytes])
+		n := rt.MeasureNet(far, samples, dst, src)
+		fmt.Fprintf(w, "tunenet %.2f %d\n", float64(n.Lat.Nanoseconds())/1e3, n.BW)
 	}
 	shmem.BarrierAll()
 	return nil

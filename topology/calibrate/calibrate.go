@@ -156,7 +156,7 @@ func Model(machine string, at time.Time, ms map[Level]Measurement, combineMBps f
 	m := def
 	m.LatL3, m.LatCrossL3, m.LatSocket = lat[SameL3], lat[CrossL3], lat[CrossSoc]
 	m.BWL3, m.BWCrossL3, m.BWSocket = bw[SameL3], bw[CrossL3], bw[CrossSoc]
-	src["LatNet"] = "default (calibrated on one node; bench/ucxlimit measures a network)"
+	src["LatNet"] = "default (calibrated on one node; the first job across nodes measures it when it ends, as shmemrun --tune does)"
 	src["BWNet"] = src["LatNet"]
 	if combineMBps > 0 {
 		m.BWCombine = roundMBps(combineMBps)
