@@ -18,7 +18,8 @@ const copyERMSMin = 32 << 10
 // destination afterwards, as the runtime does with what it puts, gets and gathers, is not:
 // copy then read is 1.2-1.8x faster with REP MOVSB. Copy runs copy() instead when the slices
 // overlap (REP MOVSB only copies forward) and when dst starts 1 to 63 bytes past src modulo
-// 4 KiB (REP MOVSB is slow there).
+// 4 KiB (REP MOVSB is slow there). On amd64 CPUs without ERMS, copies of 1 MiB up to half the
+// L3 run copy() in 512 KiB pieces, whose stores stay cached (copyChunked).
 //
 // On the generic path (Use(PathGeneric)), under -tags purego and with the race detector
 // (which does not see into assembly), Copy is copy().

@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -12,7 +13,12 @@ import (
 // The REP MOVSB kernel runs on every amd64 CPU (ERMS only makes it fast), so its wrapper is
 // tested at every length, and with the overlap and distance checks in front of it, even on
 // a CPU where no path uses it.
-var archCopiers = []copier{{name: "copyERMS", run: copyERMS}}
+//
+// copyChunked runs without a limit, so that its pieces are tested whatever the L3 (and on
+// a CPU with ERMS, where Copy does not use it).
+var archCopiers = []copier{{name: "copyERMS", run: copyERMS}, {name: "copyChunked", run: func(dst, src []byte) int {
+	return copyChunked(dst, src, math.MaxInt)
+}}}
 
 // BenchmarkCopyERMSThreshold is where copyERMSMin comes from: the kernel (copyERMS, at any
 // length) against copy() around the crossover, with the data hot (one dst, src pair, in L1

@@ -130,7 +130,7 @@ func (cc *copyCase) shift(buf, want []byte, n, a, b int) {
 }
 
 func TestCopy(t *testing.T) {
-	big := []int{copyERMSMin - 1, copyERMSMin, copyERMSMin + 1, 64 << 10, 1<<20 + 13}
+	big := []int{copyERMSMin - 1, copyERMSMin, copyERMSMin + 1, 64 << 10, 1 << 20, 1<<20 + 13, 1<<20 + 512<<10 + 5}
 	maxN := big[len(big)-1]
 	for _, c := range copiers() {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,5 +1,6 @@
 // Command limits measures what this machine allows at best, so that bench/compare can say
-// how far each benchmark result is from it: copy() bandwidth within one core at each size,
+// how far each benchmark result is from it: copy() bandwidth within one core at each size
+// (from 1 MiB the faster of one copy() and copies of 512 KiB pieces),
 // and the round trip of a cache line bounced between two cores (an atomic counter, and a
 // pair of one-writer flags). It uses plain Go (no
 // goshmem) and writes the result format of bench/FORMAT.md with impl "limit".
