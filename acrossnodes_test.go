@@ -413,6 +413,19 @@ func TestAcrossNodesCalibrateAtExit(t *testing.T) {
 	if r.Status != 0 || !strings.Contains(r.Stderr, "cost model: calibrated "+models[0]) || !strings.Contains(r.Stderr, netMeasured) {
 		t.Fatalf("second job: status %d, want 0 and the model %s with its network level\n%s", r.Status, models[0], r.Stderr)
 	}
+	// A model of the node whose network level is the default's (a node calibrated before
+	// any job across nodes ran): the next job measures it.
+	reset := regexp.MustCompile(`(?m)^((?:LatNet|BWNet) +\S+ +)measured across nodes.*$`).ReplaceAll(b, []byte("${1}default"))
+	if strings.Contains(string(reset), netMeasured) {
+		t.Fatalf("resetting the network level left it:\n%s", reset)
+	}
+	if err := os.WriteFile(models[0], reset, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = shmemtest.LaunchProg(t, 2, bin, "lines")
+	if b, err = os.ReadFile(models[0]); err != nil || r.Status != 0 || !strings.Contains(string(b), netMeasured) {
+		t.Fatalf("third job: status %d (%v), want 0 and the network level measured again into %s:\n%s", r.Status, err, models[0], b)
+	}
 }
 
 // buildTestprog builds internal/testprog into a directory of the test's, with the

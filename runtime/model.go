@@ -225,6 +225,7 @@ func leaderCacheTexts() map[string]string {
 	machine := topology.MachineKey(t)
 	if c, ok, why := topology.ReadCachedModel(dir, machine); ok {
 		out[EnvModel], out[EnvModelFile] = string(c.Text), c.Path
+		modelCached = true
 	} else {
 		out[envModelWhy] = why
 		calibrateAtExit = dir
@@ -359,6 +360,9 @@ func netCostModel() topology.CostModel {
 // measured; in a job a PMIx launcher started the PEs are running already, and at the end of
 // the job they are done (about 0.2 s, once per machine kind and cache directory).
 var calibrateAtExit string
+
+// modelCached: this PE, a node's leader, found its machine's model in the cache.
+var modelCached bool
 
 // calibrateNode measures this machine's model over the CPUs the process's cgroup allows (my
 // own threads may be pinned to one) and writes it into the cache. Failures are reported:

@@ -54,12 +54,10 @@ func MeasureNet(far, samples int, dst, src unsafe.Pointer) topology.NetLevel {
 // netLevelAtExit says whether PE 0 measures the network level when the job ends (see
 // above), and with which PE: the first on another node. It does when the job spans nodes,
 // its network level is assumed (neither its node's model file nor a tuning table measured
-// one) and there is a cache to keep the result in.
+// one) and its node's model file is in the cache, or is measured into it as this job ends,
+// to keep the result in (not when the model came from elsewhere: GOSHMEM_COLL_MODEL).
 func netLevelAtExit() (far int, ok bool) {
-	if me != 0 || !multiNode || topology.NetLevelMeasured(modelFields) {
-		return 0, false
-	}
-	if _, err := topology.CacheDir(os.Getenv); err != nil {
+	if me != 0 || !multiNode || topology.NetLevelMeasured(modelFields) || !modelCached && calibrateAtExit == "" {
 		return 0, false
 	}
 	for pe := range npes {
