@@ -22,8 +22,8 @@ func copyLarge(dst, src []byte) int {
 // Go's memmove writes a copy of 1 MiB or more with non-temporal stores, which leave the
 // destination in memory, not in the cache. Up to half the L3 the destination fits there, and
 // the runtime reads what it puts, gets and gathers: on a Zen 2 VM without ERMS a copy of
-// 1-4 MiB in pieces under 1 MiB took 1.35-1.55x less time than one copy() (copy then read:
-// 2.0-2.6x), 8 MiB 1.17x (1.6x); from 16 MiB (its L3) the pieces were 2.3x slower.
+// 1-4 MiB in pieces under 1 MiB ran 1.4-1.6x one copy()'s rate (copy then read: 2.0-2.6x),
+// 8 MiB 1.17x (1.6x); from 16 MiB (its L3) the pieces were 2.5x slower (bench/KERNELS.md).
 const (
 	copyNTMin = 1 << 20   // memmove's non-temporal threshold (runtime/memmove_amd64.s)
 	copyPiece = 512 << 10 // under copyNTMin: each piece's stores stay temporal
