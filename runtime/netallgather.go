@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"math"
 	"math/bits"
 	"sync"
 	"unsafe"
@@ -42,31 +41,17 @@ func netGatherAlg(L int, total, eager uintptr, m topology.CostModel, force topol
 	can := func(a topology.Algorithm) bool {
 		return a != topology.NetBruck || eager > 0 && total <= eager && rounds <= netSlotWords
 	}
-	a := force
-	if a == "" || !can(a) {
-		a, _ = topology.NetChoose(topology.FCollect, L, int64(min(total, math.MaxInt64)), m, can)
-	}
-	if a == topology.NetBruck {
+	if netPick(topology.FCollect, L, total, m, force, can) == topology.NetBruck {
 		return netGatherBruck
 	}
 	return netGatherDirect
 }
 
-// chooseNetGather is netGatherAlg for this job, cached as chooseNetReduce's verdicts are.
+// chooseNetGather is netGatherAlg for this job (netVerdict).
 func chooseNetGather(L int, total uintptr) int {
-	k := netVerdictKey{topology.FCollect, L, bits.Len64(uint64(max(total, 1) - 1)), netMailable(total)}
-	if v, ok := k.cached(); ok {
-		return v
-	}
-	class := uintptr(1) << k.class
-	if k.mailable {
-		class = min(class, netEagerMax)
-	} else {
-		class = max(class, netEagerMax+1)
-	}
-	a := netGatherAlg(L, class, netEagerMax, netCostModel(), forceNetGather)
-	k.store(a)
-	return a
+	return netVerdict(topology.FCollect, L, total, true, func(class uintptr) int {
+		return netGatherAlg(L, class, netEagerMax, netCostModel(), forceNetGather)
+	})
 }
 
 // netAllgatherDirect: each leader sends every other leader its node's members' blocks,

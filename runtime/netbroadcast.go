@@ -1,8 +1,6 @@
 package rt
 
 import (
-	"math"
-	"math/bits"
 	"unsafe"
 
 	"github.com/goshmem/shmem/topology"
@@ -117,23 +115,16 @@ var netBcastNames = [...]topology.Algorithm{netBcastTree: topology.NetTree, netB
 // prices cheapest.
 func netBcastAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topology.Algorithm) int {
 	can := func(a topology.Algorithm) bool { return a != topology.NetRing || L >= 2 && eager > 0 }
-	a := force
-	if a == "" || !can(a) {
-		a, _ = topology.NetChoose(topology.Bcast, L, int64(min(nbytes, math.MaxInt64)), m, can)
-	}
-	if a == topology.NetRing {
+	if netPick(topology.Bcast, L, nbytes, m, force, can) == topology.NetRing {
 		return netBcastRing
 	}
 	return netBcastTree
 }
 
-// chooseNetBcast is netBcastAlg for this job, cached as chooseNetReduce's verdicts are.
+// chooseNetBcast is netBcastAlg for this job (netVerdict; the tree and the ring each
+// handle both sides of the message limit).
 func chooseNetBcast(L int, nbytes uintptr) int {
-	k := netVerdictKey{topology.Bcast, L, bits.Len64(uint64(max(nbytes, 1) - 1)), false}
-	if v, ok := k.cached(); ok {
-		return v
-	}
-	a := netBcastAlg(L, uintptr(1)<<k.class, netEagerMax, netCostModel(), forceNetBcast)
-	k.store(a)
-	return a
+	return netVerdict(topology.Bcast, L, nbytes, false, func(class uintptr) int {
+		return netBcastAlg(L, class, netEagerMax, netCostModel(), forceNetBcast)
+	})
 }

@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 
@@ -56,11 +55,7 @@ func netReduceAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topo
 		}
 		return true
 	}
-	a := force
-	if a == "" || !can(a) {
-		a, _ = topology.NetChoose(topology.Reduce, L, int64(min(nbytes, math.MaxInt64)), m, can)
-	}
-	switch {
+	switch a := netPick(topology.Reduce, L, nbytes, m, force, can); {
 	case a == topology.NetRD && mailable:
 		return netRedRD
 	case a == topology.NetRD:
@@ -72,24 +67,11 @@ func netReduceAlg(L int, nbytes, eager uintptr, m topology.CostModel, force topo
 }
 
 // chooseNetReduce is netReduceAlg for this job (its eager limit, the network model every
-// PE shares, the override), cached per leader count, size class and whether the data
-// fits a message.
+// PE shares, the override; netVerdict).
 func chooseNetReduce(L int, nbytes uintptr) int {
-	k := netVerdictKey{topology.Reduce, L, bits.Len64(uint64(max(nbytes, 1) - 1)), netMailable(nbytes)}
-	if v, ok := k.cached(); ok {
-		return v
-	}
-	// Priced at the class's upper bound (as auto does), limited by the exact size.
-	m := netCostModel()
-	class := uintptr(1) << k.class
-	if k.mailable {
-		class = min(class, netEagerMax)
-	} else {
-		class = max(class, netEagerMax+1)
-	}
-	a := netReduceAlg(L, class, netEagerMax, m, forceNetReduce)
-	k.store(a)
-	return a
+	return netVerdict(topology.Reduce, L, nbytes, true, func(class uintptr) int {
+		return netReduceAlg(L, class, netEagerMax, netCostModel(), forceNetReduce)
+	})
 }
 
 // netRDLargeRounds is the most rounds (L up to 2^6 leaders) netReduceRDLarge has words for:

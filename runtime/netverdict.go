@@ -1,6 +1,8 @@
 package rt
 
 import (
+	"math"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -42,4 +44,34 @@ func (k netVerdictKey) cached() (int, bool) {
 func (k netVerdictKey) store(a int) {
 	netVerdicts.Store(k, a)
 	k.slot().Store(&netVerdictEntry{k, a})
+}
+
+// netPick is the network algorithm of coll among L leaders at nbytes: force (a
+// GOSHMEM_NET_*_ALGORITHM) where can says it runs, else the one m prices cheapest among
+// those that can.
+func netPick(coll topology.Collective, L int, nbytes uintptr, m topology.CostModel, force topology.Algorithm, can func(topology.Algorithm) bool) topology.Algorithm {
+	if force != "" && can(force) {
+		return force
+	}
+	a, _ := topology.NetChoose(coll, L, int64(min(nbytes, math.MaxInt64)), m, can)
+	return a
+}
+
+// netVerdict is alg's verdict for coll among L leaders at nbytes, for this job, cached per
+// leader count, size class and, when byMail, whether the data fits a message: alg prices
+// the class's upper bound (as auto does), kept on nbytes' side of the message limit.
+func netVerdict(coll topology.Collective, L int, nbytes uintptr, byMail bool, alg func(class uintptr) int) int {
+	k := netVerdictKey{coll, L, bits.Len64(uint64(max(nbytes, 1) - 1)), byMail && netMailable(nbytes)}
+	if v, ok := k.cached(); ok {
+		return v
+	}
+	class := uintptr(1) << k.class
+	if byMail && k.mailable {
+		class = min(class, netEagerMax)
+	} else if byMail {
+		class = max(class, netEagerMax+1)
+	}
+	a := alg(class)
+	k.store(a)
+	return a
 }
