@@ -165,6 +165,33 @@ func TestAcrossNodesBroadcastWindow(t *testing.T) {
 	}, 2)
 }
 
+// The progress goroutine ends in Finalize: a C program's exit runs UCX's library destructors
+// right after shmem_finalize, and a progress meanwhile aborted the process inside UCX. PE 1
+// keeps sending to PE 0 until PE 0 has finalized, so PE 0's worker has events to serve.
+func TestAcrossNodesFinalizeEndsProgress(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		if !rt.EngineServing() {
+			t.Fatal("no progress goroutine in a job across nodes")
+		}
+		word := mustAlloc[int64](t, 1)
+		shmem.BarrierAll()
+		if me == 1 {
+			for range 1000 {
+				shmem.P(&word[0], 1, 0)
+			}
+		}
+		shmem.Finalize()
+		deadline := time.Now().Add(5 * time.Second)
+		for rt.EngineServing() {
+			if time.Now().After(deadline) {
+				t.Fatal("the progress goroutine still runs 5 s after shmem.Finalize: it may call into UCX while the process exits")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}, 2)
+}
+
 // Each communication context has a UCX worker of its own, released when it is destroyed;
 // the contexts' operations to other nodes complete at their own Quiet.
 func TestAcrossNodesCtxWorkers(t *testing.T) {

@@ -13,6 +13,9 @@ func netStart() error { return nil }
 // EngineWorkers counts the engine's live workers: none without the engine.
 func EngineWorkers() int { return 0 }
 
+// EngineServing reports whether the engine's progress goroutine runs: never without it.
+func EngineServing() bool { return false }
+
 // NetEngineBuilt reports whether the multi-node engine is built in.
 func NetEngineBuilt() bool { return false }
 

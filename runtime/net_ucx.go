@@ -285,6 +285,7 @@ func netStart() error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
+	serving.Store(true)
 	go e.serve()
 	return nil
 }
@@ -316,10 +317,16 @@ func (e *ucxEngine) FreeMail(p unsafe.Pointer) { ucx.FreeMail(p) }
 
 func (e *ucxEngine) MailCount() *uint64 { return ucx.MailCount }
 
+// Finalize flushes the default worker and ends the progress goroutine: nothing calls into
+// UCX after it. A C program returns from main after shmem_finalize, and exit runs UCX's
+// library destructors, which free the table of its event handlers; a progress from this
+// goroutine meanwhile aborted the process inside UCX ("failed to modify 16 event handler
+// ... No such element", once in five CI runs of the C contexts test across nodes).
 func (e *ucxEngine) Finalize() {
 	if e.w != nil {
 		netMu.Lock()
 		e.w.Flush()
+		netStopped = true
 		netMu.Unlock()
 	}
 	ucx.Finalize()
@@ -353,9 +360,14 @@ func (e *ucxEngine) NewContext() (Transport, error) {
 // (the wait progresses the worker itself). Events may complete puts into memory a local
 // waiter sleeps on, so it rings my doorbell after serving any.
 func (e *ucxEngine) serve() {
+	defer serving.Store(false)
 	for {
 		waitLibIdle()
 		netMu.Lock()
+		if netStopped {
+			netMu.Unlock()
+			return
+		}
 		served := false
 		for e.w.Progress() {
 			served = true
@@ -573,6 +585,17 @@ func (t *ucxTransport) Fence() {
 		netFail("fence", -1, err)
 	}
 }
+
+// The progress goroutine runs (serving) until Finalize stops the engine (netStopped,
+// under netMu).
+var (
+	serving    atomic.Bool
+	netStopped bool
+)
+
+// EngineServing reports whether the progress goroutine runs: from Init to Finalize in a
+// job across nodes.
+func EngineServing() bool { return serving.Load() }
 
 // EngineWorkers counts the engine's live UCX workers (the default context's and one per
 // other context); 0 in a one-node job.
