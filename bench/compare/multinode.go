@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -59,19 +60,30 @@ func buildSteps(out string, ucxFlags []string) []buildStep {
 
 // multinodeJobs are the launches of a run across nodes (Args are set per run): the suites
 // at nodes × perNode PEs, round-robin, and the limit at one process on each of two nodes.
-func multinodeJobs(nodes, perNode int, bins binaries, timeout time.Duration) map[string]fakenodes.Job {
+// Where the machine has a CPU for each process, process r is bound to CPU r, as a
+// launcher binds each PE to a core of its own node (see fakenodes.Job.PinRanks).
+func multinodeJobs(nodes, perNode int, bins binaries, timeout time.Duration, cpus int) map[string]fakenodes.Job {
 	jobs := map[string]fakenodes.Job{}
+	pin := nodes*perNode <= cpus
 	if bins.goshmem != "" {
-		jobs[implGoshmem] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.goshmem, Timeout: timeout}
+		jobs[implGoshmem] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.goshmem, Timeout: timeout, PinRanks: pin}
 	}
 	if bins.oshmem != "" {
 		jobs[implOSHMEM] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.oshmem, Timeout: timeout,
-			Launcher: "oshrun", LauncherArgs: oshmemUCXArgs}
+			Launcher: "oshrun", LauncherArgs: oshmemUCXArgs, PinRanks: pin}
 	}
 	if bins.limit != "" {
-		jobs[implLimit] = fakenodes.Job{Nodes: 2, PerNode: 1, Prog: bins.limit, Timeout: timeout}
+		jobs[implLimit] = fakenodes.Job{Nodes: 2, PerNode: 1, Prog: bins.limit, Timeout: timeout, PinRanks: cpus >= 2}
 	}
 	return jobs
+}
+
+// bindingNote says how the suites' PEs were bound, for the table's header.
+func bindingNote(nodes, perNode, cpus int) string {
+	if nodes*perNode <= cpus {
+		return "binding: PE r on CPU r of the machine (taskset), as a launcher's --bind-to core on real nodes (the limit's processes too)"
+	}
+	return fmt.Sprintf("binding: none (%d PEs on %d CPUs: the fake nodes' PEs share the machine's CPUs)", nodes*perNode, cpus)
 }
 
 // limitArgs are the UCX limit program's flags: --json, and the suites' sample count when
@@ -169,7 +181,8 @@ func setUpMultinode(cfg config, dir string, stderr io.Writer) (runners []*runner
 		}
 	}
 	benchArgs := append([]string{"--json"}, cfg.benchArgs...)
-	jobs := multinodeJobs(cfg.nodes, cfg.perNode, bins, cfg.timeout)
+	jobs := multinodeJobs(cfg.nodes, cfg.perNode, bins, cfg.timeout, runtime.NumCPU())
+	notes = append(notes, bindingNote(cfg.nodes, cfg.perNode, runtime.NumCPU()))
 	for _, impl := range []string{implLimit, implGoshmem, implOSHMEM} {
 		j, ok := jobs[impl]
 		if !ok {

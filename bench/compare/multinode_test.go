@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestBuildSteps(t *testing.T) {
 
 func TestMultinodeJobs(t *testing.T) {
 	bins := binaries{goshmem: "/b/osu", oshmem: "/b/osu_peer", limit: "/b/ucx_limit"}
-	jobs := multinodeJobs(3, 2, bins, time.Minute)
+	jobs := multinodeJobs(3, 2, bins, time.Minute, 8)
 	g, o, l := jobs[implGoshmem], jobs[implOSHMEM], jobs[implLimit]
 	if g.Nodes != 3 || g.PerNode != 2 || g.MapBy != "node" || g.Prog != "/b/osu" || g.Launcher != "" || g.Timeout != time.Minute {
 		t.Errorf("goshmem job %+v: want mpirun, 3 nodes × 2, round-robin", g)
@@ -78,12 +79,25 @@ func TestMultinodeJobs(t *testing.T) {
 	if l.Nodes != 2 || l.PerNode != 1 || l.Prog != "/b/ucx_limit" || l.Launcher != "" {
 		t.Errorf("limit job %+v: want 2 processes, one on each of two nodes", l)
 	}
-	if jobs := multinodeJobs(2, 1, binaries{goshmem: "/b/osu"}, time.Minute); len(jobs) != 1 {
+	// A CPU for each process: every job binds them (6 PEs on 8 CPUs); on 4 CPUs only the
+	// limit's 2 processes are bound.
+	if !g.PinRanks || !o.PinRanks || !l.PinRanks {
+		t.Errorf("6 PEs on 8 CPUs: PinRanks goshmem %v, OSHMEM %v, limit %v; want all bound", g.PinRanks, o.PinRanks, l.PinRanks)
+	}
+	few := multinodeJobs(3, 2, bins, time.Minute, 4)
+	if few[implGoshmem].PinRanks || few[implOSHMEM].PinRanks || !few[implLimit].PinRanks {
+		t.Errorf("6 PEs on 4 CPUs: PinRanks goshmem %v, OSHMEM %v, limit %v; want only the limit's bound",
+			few[implGoshmem].PinRanks, few[implOSHMEM].PinRanks, few[implLimit].PinRanks)
+	}
+	if n := bindingNote(3, 2, 4); !strings.Contains(n, "none (6 PEs on 4 CPUs") {
+		t.Errorf("binding note at 6 PEs on 4 CPUs: %q", n)
+	}
+	if jobs := multinodeJobs(2, 1, binaries{goshmem: "/b/osu"}, time.Minute, 2); len(jobs) != 1 {
 		t.Errorf("with only goshmem built: jobs %v, want goshmem's alone", jobs)
 	}
 	// The jobs become the command lines the harness documents.
 	c := &fakenodes.Cluster{Nodes: []string{"gsn1", "gsn2", "gsn3"}, Scripts: "/s"}
-	cmd, err := c.Command(o)
+	cmd, err := c.Command(few[implOSHMEM])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +105,17 @@ func TestMultinodeJobs(t *testing.T) {
 	if !strings.HasPrefix(line, "/s/onnode gsn1 oshrun --host gsn1:2,gsn2:2,gsn3:2 -np 6 --bind-to none --map-by node --mca spml ucx") ||
 		!strings.HasSuffix(line, "opal_common_ucx_devices any /b/osu_peer") {
 		t.Errorf("OSHMEM's command: %s", line)
+	}
+	// Bound: the program runs under taskset at its rank (1 PE: a CPU on every machine).
+	cmd, err = c.Command(multinodeJobs(1, 1, bins, time.Minute, 1)[implGoshmem])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := strings.Join(cmd.Args, " "); !strings.HasSuffix(line, `-np 1 --bind-to none --map-by node sh -c exec taskset -c "$OMPI_COMM_WORLD_RANK" "$0" "$@" /b/osu`) {
+		t.Errorf("goshmem's command, bound: %s", line)
+	}
+	if _, err := c.Command(fakenodes.Job{Nodes: 3, PerNode: 1024, Prog: "/b/osu", PinRanks: true}); err == nil || !strings.Contains(err.Error(), "PinRanks with 3072 PEs") {
+		t.Errorf("PinRanks with more PEs than CPUs: %v", err)
 	}
 }
 
@@ -212,6 +237,9 @@ func TestMultinodeCompare(t *testing.T) {
 	table := out.String()
 	if strings.Contains(table, "failed") || strings.Contains(table, "no records") {
 		t.Fatalf("a side failed:\n%s\n--- stderr\n%s", table, stderr.String())
+	}
+	if want := "# " + bindingNote(2, 1, runtime.NumCPU()) + "\n"; !strings.Contains(table, want) {
+		t.Errorf("no binding line %q in the table:\n%s", want, table)
 	}
 	put := tableRow(t, table, "put ")
 	if len(put) < 9 || put[3] == "-" || put[4] == "-" || put[6] == "-" || put[7] != "ucx" {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,6 +33,12 @@ type Job struct {
 	// environment, as real ssh does, instead of the test's: what the launcher does not
 	// forward (-x) then reaches only node 1's PEs, as on a cluster.
 	CleanRemoteEnv bool
+	// PinRanks binds PE r to CPU r of the machine (taskset), as a launcher's --bind-to
+	// core binds each PE on a real node. The launcher cannot do it here: the fake nodes
+	// share the machine's CPUs, and each would bind its first PE to CPU 0. Unpinned, a
+	// PE's threads float over every CPU and meet the other nodes' PEs on theirs. Only for
+	// jobs of at most as many PEs as CPUs, started by Open MPI (OMPI_COMM_WORLD_RANK).
+	PinRanks bool
 }
 
 // Result is what a Job did.
@@ -114,6 +121,12 @@ func (c *Cluster) Command(j Job) (*exec.Cmd, error) {
 		args = append(args, "-x", k)
 	}
 	args = append(args, j.LauncherArgs...)
+	if j.PinRanks {
+		if np, cpus := nodes*j.PerNode, runtime.NumCPU(); np > cpus {
+			return nil, fmt.Errorf("fakenodes.Command: PinRanks with %d PEs on %d CPUs", np, cpus)
+		}
+		args = append(args, "sh", "-c", pinRank)
+	}
 	args = append(args, j.Prog)
 	args = append(args, j.Args...)
 	cmd := exec.Command(filepath.Join(c.Scripts, "onnode"), args...)
@@ -124,6 +137,10 @@ func (c *Cluster) Command(j Job) (*exec.Cmd, error) {
 	}
 	return cmd, nil
 }
+
+// pinRank runs "$0" "$@" (the program and its arguments) bound to the CPU numbered as its
+// rank in the job.
+const pinRank = `exec taskset -c "$OMPI_COMM_WORLD_RANK" "$0" "$@"`
 
 // envInside marks the processes of a job: a PE that runs a test calling Require must not
 // make or remove nodes from inside one.
