@@ -167,7 +167,7 @@ func TestAcrossNodesBroadcastWindow(t *testing.T) {
 
 // The progress goroutine ends in Finalize: a C program's exit runs UCX's library destructors
 // right after shmem_finalize, and a progress meanwhile aborted the process inside UCX. PE 1
-// keeps sending to PE 0 until PE 0 has finalized, so PE 0's worker has events to serve.
+// puts to PE 0 right before Finalize, so PE 0's worker has had events to serve.
 func TestAcrossNodesFinalizeEndsProgress(t *testing.T) {
 	acrossNodesOnly(t)
 	forSizes(t, func(t *testing.T, me, n int) {
