@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -81,7 +82,7 @@ func netAttach() (*shm.Object, int, error) {
 	if err := ucx.Commit(); err != nil {
 		return nil, 0, err
 	}
-	if err := ucx.Exchange(); err != nil {
+	if err := initExchange(me, host); err != nil {
 		return nil, 0, err
 	}
 	if me != leader {
@@ -138,6 +139,33 @@ func netAttach() (*shm.Object, int, error) {
 	setNodesFor(me, leaders, hosts)
 	return o, me, nil
 }
+
+// initExchange is a start-up fence (ucx.Exchange): it waits for every PE of the job, and a
+// PE that ended before shmem_init keeps the others in it until the launcher's own timeout
+// (srun without --kill-on-bad-exit: Slurm's PMIx timeout, minutes). So PE 0 says why it
+// waits after initWarnAfter, and GOSHMEM_INIT_TIMEOUT, when set, ends the job.
+func initExchange(pe int, host string) error {
+	limit := time.Duration(conf.Int("GOSHMEM_INIT_TIMEOUT")) * time.Second
+	warned := false
+	return ucx.Exchange(func(waited time.Duration) {
+		if pe == 0 && !warned && waited >= initWarnAfter {
+			warned = true
+			fmt.Fprintf(os.Stderr, "goshmem: PE 0 on %s: shmem_init has waited %v for the job's other PEs to reach it: "+
+				"one that ended before shmem_init keeps the others waiting until the launcher's timeout "+
+				"(srun --kill-on-bad-exit ends such a job at once; GOSHMEM_INIT_TIMEOUT=seconds ends it sooner)\n", host, waited.Round(time.Second))
+		}
+		if limit > 0 && waited >= limit {
+			msg := fmt.Sprintf("goshmem: PE %d on %s: the job's PEs did not all reach shmem_init within GOSHMEM_INIT_TIMEOUT=%d s (did one end before it?); PE %d ends the job",
+				pe, host, int(limit/time.Second), pe)
+			fmt.Fprintln(os.Stderr, msg)
+			ucx.Abort(1, msg)
+			exit(1)
+		}
+	})
+}
+
+// initWarnAfter is how long PE 0 waits in a start-up fence before it says so.
+const initWarnAfter = 30 * time.Second
 
 // fdSocket is the abstract Unix socket where a node leader hands out the node's memfd
 // (abstract sockets belong to the network namespace: one node's).
@@ -251,7 +279,7 @@ func netStart() error {
 	if err := ucx.Commit(); err != nil {
 		return err
 	}
-	if err := ucx.Exchange(); err != nil {
+	if err := initExchange(me, Host(me)); err != nil {
 		return err
 	}
 	e := &ucxEngine{w: w, addrs: make([][]byte, npes), rkeys: make([][]byte, npes), bases: make([]uint64, npes)}

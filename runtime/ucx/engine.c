@@ -64,14 +64,34 @@ int gsx_pmix_get(uint32_t rank, const char *key, void **p, size_t *n) {
 	return 0;
 }
 
-int gsx_pmix_fence(void) {
-	pmix_info_t info;
+// The start-up fence runs non-blocking, so that the Go side can say how long it waits (a
+// PE that ended before shmem_init keeps the others in it until the launcher's own timeout).
+static volatile int fence_done;
+static volatile pmix_status_t fence_rc;
+static pmix_info_t fence_info; // kept until the fence completes: it may still read it
+
+static void fence_cb(pmix_status_t status, void *cbdata) {
+	(void)cbdata;
+	fence_rc = status;
+	__atomic_store_n(&fence_done, 1, __ATOMIC_RELEASE);
+}
+
+// gsx_pmix_fence_start starts a fence collecting every PE's published values: 0 started,
+// 1 already complete, else a PMIx error.
+int gsx_pmix_fence_start(void) {
 	bool collect = true;
-	PMIX_INFO_CONSTRUCT(&info);
-	PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-	pmix_status_t rc = PMIx_Fence(NULL, 0, &info, 1);
-	PMIX_INFO_DESTRUCT(&info);
-	return rc;
+	fence_done = 0;
+	PMIX_INFO_LOAD(&fence_info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	pmix_status_t rc = PMIx_Fence_nb(NULL, 0, &fence_info, 1, fence_cb, NULL);
+	if (rc == PMIX_OPERATION_SUCCEEDED) return 1;
+	return rc == PMIX_SUCCESS ? 0 : rc;
+}
+
+// gsx_pmix_fence_poll: 0 while the fence runs; once it completed 1, its result in *status.
+int gsx_pmix_fence_poll(int *status) {
+	if (!__atomic_load_n(&fence_done, __ATOMIC_ACQUIRE)) return 0;
+	*status = fence_rc;
+	return 1;
 }
 
 void gsx_pmix_abort(int status, const char *msg) { PMIx_Abort(status, msg, NULL, 0); }

@@ -10,7 +10,8 @@ int gsx_pmix_local_peers(char *buf, size_t len);
 int gsx_pmix_put(const char *key, const void *p, size_t n);
 int gsx_pmix_commit(void);
 int gsx_pmix_get(uint32_t rank, const char *key, void **p, size_t *n);
-int gsx_pmix_fence(void);
+int gsx_pmix_fence_start(void);
+int gsx_pmix_fence_poll(int *status);
 void gsx_pmix_abort(int status, const char *msg);
 void gsx_pmix_finalize(void);
 

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -79,8 +80,30 @@ func Publish(key string, value []byte) error {
 func Commit() error { return pmixErr("PMIx_Commit", C.gsx_pmix_commit()) }
 
 // Exchange is a PMIx fence that collects every PE's published values: a barrier of the
-// whole job, used at start-up only.
-func Exchange() error { return pmixErr("PMIx_Fence", C.gsx_pmix_fence()) }
+// whole job, used at start-up only. waiting runs about once a second while it lasts, with
+// the time waited so far.
+func Exchange(waiting func(time.Duration)) error {
+	switch rc := C.gsx_pmix_fence_start(); rc {
+	case 1:
+		return nil
+	case 0:
+	default:
+		return pmixErr("PMIx_Fence_nb", rc)
+	}
+	start, next := time.Now(), time.Second
+	// Polls 10 us apart at first, as a fence among a node's PEs takes, up to 1 ms.
+	for pause := 10 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
+		var status C.int
+		if C.gsx_pmix_fence_poll(&status) != 0 {
+			return pmixErr("PMIx_Fence", status)
+		}
+		time.Sleep(pause)
+		if waited := time.Since(start); waited >= next {
+			waiting(waited)
+			next += time.Second
+		}
+	}
+}
 
 // Lookup is PE rank's value for key.
 func Lookup(rank int, key string) ([]byte, error) {
