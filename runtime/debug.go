@@ -21,7 +21,7 @@ var (
 
 func debugInit() {
 	debug = conf.Bool("SHMEM_DEBUG")
-	hangAfter = time.Duration(conf.Int("SHMEM_DEBUG_TIMEOUT")) * time.Second
+	hangAfter = conf.Seconds("SHMEM_DEBUG_TIMEOUT")
 }
 
 // Debug reports whether SHMEM_DEBUG is on.

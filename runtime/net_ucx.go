@@ -145,7 +145,7 @@ func netAttach() (*shm.Object, int, error) {
 // (srun without --kill-on-bad-exit: Slurm's PMIx timeout, minutes). So PE 0 says why it
 // waits after initWarnAfter, and GOSHMEM_INIT_TIMEOUT, when set, ends the job.
 func initExchange(pe int, host string) error {
-	limit := time.Duration(conf.Int("GOSHMEM_INIT_TIMEOUT")) * time.Second
+	limit := conf.Seconds("GOSHMEM_INIT_TIMEOUT")
 	warned := false
 	return ucx.Exchange(func(waited time.Duration) {
 		if pe == 0 && !warned && waited >= initWarnAfter {

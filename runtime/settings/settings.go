@@ -4,9 +4,11 @@ package settings
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // Kind is how a variable's value is written.
@@ -143,6 +145,12 @@ func (v Values) Size(name string) uint64 { n, _ := ParseSize(v.String(name)); re
 
 // Int is an Int variable's value.
 func (v Values) Int(name string) int { n, _ := strconv.Atoi(v.String(name)); return n }
+
+// Seconds is an Int variable that counts seconds, as a duration: at most about 292 years
+// (a larger count would overflow time.Duration's nanoseconds; it means no limit anyway).
+func (v Values) Seconds(name string) time.Duration {
+	return time.Duration(min(int64(v.Int(name)), math.MaxInt64/int64(time.Second))) * time.Second
+}
 
 // ParseBool accepts 1/0, true/false, yes/no, on/off in any case.
 func ParseBool(s string) (bool, error) {

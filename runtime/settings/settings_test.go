@@ -1,9 +1,11 @@
 package settings
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) (string, bool) {
@@ -63,5 +65,30 @@ func TestReadmeTable(t *testing.T) {
 	}
 	if !strings.Contains(string(b), Markdown()) {
 		t.Errorf("README.md's environment table differs from settings.Markdown(); regenerate it with `go run ./cmd/shmemrun --help-env-markdown`")
+	}
+}
+
+// Seconds counts seconds as a duration and does not overflow at the largest counts.
+func TestSeconds(t *testing.T) {
+	for _, c := range []struct {
+		val  string
+		want time.Duration
+	}{
+		{"", 10 * time.Second}, // SHMEM_DEBUG_TIMEOUT's default
+		{"0", 0},
+		{"5", 5 * time.Second},
+		{"9223372036854775807", time.Duration(math.MaxInt64/int64(time.Second)) * time.Second},
+	} {
+		m := map[string]string{}
+		if c.val != "" {
+			m["SHMEM_DEBUG_TIMEOUT"] = c.val
+		}
+		v, err := Parse(env(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.Seconds("SHMEM_DEBUG_TIMEOUT"); got != c.want || got < 0 {
+			t.Errorf("SHMEM_DEBUG_TIMEOUT=%q: Seconds %v, want %v", c.val, got, c.want)
+		}
 	}
 }
