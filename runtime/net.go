@@ -245,9 +245,16 @@ func netFail(who string, pe int, err error) {
 // abortJob asks the launcher to end the job on every node (PMIx_Abort), then exits with
 // status: a launcher that does not act on the request still sees this PE fail.
 func abortJob(status int, msg string) {
+	abortThen(func() { engine.Abort(status, msg) }, status)
+}
+
+// abortThen runs abort (a request to the launcher to end the job) and exits with status once
+// it returned or after 2 s: Slurm's PMIx plugin held one for 26 s on fake nodes, and a
+// launcher that does not act on the request still sees this PE fail.
+func abortThen(abort func(), status int) {
 	done := make(chan struct{})
 	go func() {
-		engine.Abort(status, msg)
+		abort()
 		close(done)
 	}()
 	select {

@@ -158,8 +158,7 @@ func initExchange(pe int, host string) error {
 			msg := fmt.Sprintf("goshmem: PE %d on %s: the job's PEs did not all reach shmem_init within GOSHMEM_INIT_TIMEOUT=%d s (did one end before it?); PE %d ends the job",
 				pe, host, int(limit/time.Second), pe)
 			fmt.Fprintln(os.Stderr, msg)
-			ucx.Abort(1, msg)
-			exit(1)
+			abortThen(func() { ucx.Abort(1, msg) }, 1)
 		}
 	})
 }
