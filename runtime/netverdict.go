@@ -66,10 +66,12 @@ func netVerdict(coll topology.Collective, L int, nbytes uintptr, byMail bool, al
 		return v
 	}
 	class := uintptr(1) << k.class
-	if byMail && k.mailable {
-		class = min(class, netEagerMax)
-	} else if byMail {
-		class = max(class, netEagerMax+1)
+	if byMail {
+		if k.mailable {
+			class = min(class, netEagerMax)
+		} else {
+			class = max(class, netEagerMax+1)
+		}
 	}
 	a := alg(class)
 	k.store(a)

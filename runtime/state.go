@@ -196,7 +196,7 @@ func Finalize() {
 	if calibrateAtExit != "" {
 		calibrateNode()
 	}
-	if measureNet && engine != nil {
+	if measureNet { // only in a job across nodes, which has the engine
 		writeNetLevel(netLevel, far) // after calibrateNode: it adds to the node's model file
 	}
 }

@@ -125,7 +125,7 @@ var netFields = []string{"LatNet", "BWNet"}
 // model file there when it is of f's machine and measured; it returns what it wrote.
 func WriteNodeModel(path string, f ModelFile) (ModelFile, error) {
 	err := withCacheLock(path, func() error {
-		if old, ok := readModelFile(path); ok && old.Machine == f.Machine && !isDefault(old.Source["LatNet"]) {
+		if old, ok := readModelFile(path); ok && old.Machine == f.Machine && NetLevelMeasured(old.Source) {
 			f.Source = maps.Clone(f.Source)
 			if f.Source == nil {
 				f.Source = map[string]string{}

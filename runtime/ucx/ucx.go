@@ -91,9 +91,9 @@ func Exchange(waiting func(time.Duration)) error {
 		return pmixErr("PMIx_Fence_nb", rc)
 	}
 	start, next := time.Now(), time.Second
+	var status C.int // one variable: its address goes to C at every poll
 	// Polls 10 us apart at first, as a fence among a node's PEs takes, up to 1 ms.
 	for pause := 10 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
-		var status C.int
 		if C.gsx_pmix_fence_poll(&status) != 0 {
 			return pmixErr("PMIx_Fence", status)
 		}
