@@ -56,8 +56,7 @@ func barrierDissem(who string, g Group, i int, a *area) {
 	}
 	for r, d := 0, 1; d < g.Size; r, d = r+1, d*2 {
 		if a.epoch != 0 {
-			a.post(wordDissem+r, g.PE((i+d)%g.Size), a.epoch)
-			a.awaitEpoch(WaitBarrier, wordDissem+r, a.epoch)
+			a.postAwaitEpoch(WaitBarrier, wordDissem+r, g.PE((i+d)%g.Size), a.epoch, wordDissem+r, a.epoch)
 			continue
 		}
 		a.signal(wordDissem+r, g.PE((i+d)%g.Size), 1)

@@ -96,6 +96,13 @@ type netEngine interface {
 	// MailCount counts the messages kept so far (read atomically, without the lock).
 	MailCount() *uint64
 	FreeMail(p unsafe.Pointer)
+	// Polled waits (engine.c "Polled waits"), each up to polls progress calls, with the
+	// worker locked: PollGE until my word w holds at least e (true: it does),
+	// SignalPollGE after adding v to (add) or storing v into word sig on PE pe as a
+	// collective's signal does, PollMail until TakeMail takes a message.
+	PollGE(w *uint64, e uint64, polls int) bool
+	SignalPollGE(pe int, sig unsafe.Pointer, add bool, v uint64, w *uint64, e uint64, polls int) bool
+	PollMail(from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool)
 }
 
 var engine netEngine
@@ -114,6 +121,22 @@ var (
 	waitAsleep atomic.Bool // a wait of the PE sleeps, counting on the progress goroutine
 	libIdle    = sync.NewCond(&sync.Mutex{})
 )
+
+// netPolls bounds one polled wait in the engine: a progress call over TCP costs 0.3-0.5 us,
+// so the wait is back in Go every 100 us or so for its checks.
+const netPolls = 256
+
+// netPolled says whether network waits poll in the engine: across nodes, for a PE that
+// owns its CPU (one that shares it yields between polls, from Go).
+func netPolled() bool { return multiNode && !sleepWait }
+
+// netPollGE polls the engine until my word w holds at least e, or netPolls times.
+func netPollGE(w *uint64, e uint64) bool {
+	lockNet()
+	ok := engine.PollGE(w, e, netPolls)
+	unlockNet()
+	return ok
+}
 
 // netProgress runs the engine once from a wait loop.
 func netProgress() {

@@ -344,6 +344,20 @@ func (e *ucxEngine) FreeMail(p unsafe.Pointer) { ucx.FreeMail(p) }
 
 func (e *ucxEngine) MailCount() *uint64 { return ucx.MailCount }
 
+func (e *ucxEngine) PollGE(w *uint64, v uint64, polls int) bool { return e.w.PollGE(w, v, polls) }
+
+func (e *ucxEngine) SignalPollGE(pe int, sig unsafe.Pointer, add bool, v uint64, w *uint64, x uint64, polls int) bool {
+	ok, err := e.w.SignalPollGE(pe, segOffset(sig), add, v, w, x, polls)
+	if err != nil {
+		netFail("signal", pe, err)
+	}
+	return ok
+}
+
+func (e *ucxEngine) PollMail(from int, key uintptr, polls int) (unsafe.Pointer, uintptr, bool) {
+	return e.w.PollMail(from, key, polls)
+}
+
 // Finalize flushes the default worker and ends the progress goroutine: nothing calls into
 // UCX after it. A C program returns from main after shmem_finalize, and exit runs UCX's
 // library destructors, which free the table of its event handlers; a progress from this
@@ -580,6 +594,9 @@ func (t *ucxTransport) Close() {
 }
 
 func (t *ucxTransport) Quiet() {
+	if !t.pending && t.w.Flushed() { // a barrier's quiet, most often: no call into the engine
+		return
+	}
 	lockNet()
 	err := t.w.Flush()
 	if t.pending && err == nil {

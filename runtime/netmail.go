@@ -43,11 +43,27 @@ func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
 // caller's deadline).
 func (a area) awaitMail(i, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
 	key := segOffset(unsafe.Pointer(a.word(i)))
+	var ok bool
+	if netPolled() { // polled in the engine (engine.c "Polled waits")
+		polls := 0
+		poll := func() bool {
+			lockNet()
+			p, n, ok = engine.PollMail(from, key, netPolls)
+			unlockNet()
+			if polls++; !ok && stalled != nil && polls%(1024/netPolls) == 0 {
+				stalled()
+			}
+			return ok
+		}
+		if !poll() {
+			awaitSlow(WaitCollective, i, nil, func() bool { return ok }, poll)
+		}
+		return p, n
+	}
 	count, seen := engine.MailCount(), ^uint64(0)
 	polls := 0
 	Await(WaitCollective, i, func() bool {
 		if c := atomic.LoadUint64(count); c != seen { // else nothing came: no lock, no cgo call
-			var ok bool
 			lockNet()
 			p, n, ok = engine.TakeMail(from, key)
 			unlockNet()

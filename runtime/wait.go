@@ -54,7 +54,7 @@ func Await(op uint32, arg int, done func() bool) {
 	if done() {
 		return
 	}
-	awaitSlow(op, arg, nil, done)
+	awaitSlow(op, arg, nil, done, nil)
 }
 
 // awaitOn is Await for a condition on a futex word that every poster wakes (a barrier's
@@ -63,10 +63,28 @@ func awaitOn(op uint32, arg int, word *uint32, done func() bool) {
 	if done() {
 		return
 	}
-	awaitSlow(op, arg, word, done)
+	awaitSlow(op, arg, word, done, nil)
 }
 
-func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
+// awaitGE is Await for my word w to hold at least e. Across nodes the polling runs in the
+// engine (netPollGE): one call into it per netPolls polls rather than one per poll.
+func awaitGE(op uint32, arg int, w *uint64, e uint64) {
+	if atomic.LoadUint64(w) >= e {
+		return
+	}
+	var poll func() bool
+	if netPolled() {
+		if netPollGE(w, e) { // the common case: before the bookkeeping
+			return
+		}
+		poll = func() bool { return netPollGE(w, e) }
+	}
+	awaitSlow(op, arg, nil, func() bool { return atomic.LoadUint64(w) >= e }, poll)
+}
+
+// awaitSlow is Await once the first check failed. poll, when not nil, replaces a progress call and done in the spinning loop of a PE that
+// owns its CPU across nodes: it polls the engine many times and reports done.
+func awaitSlow(op uint32, arg int, word *uint32, done func() bool, poll func() bool) {
 	// The first polls come before the bookkeeping: most hand-offs land within them, and
 	// the slot's three stores, the clock read and the deferred call would delay noticing
 	// one by about as much as the hand-off itself costs (a 2-PE barrier is one hand-off).
@@ -87,6 +105,18 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool) {
 		// The wait serves other nodes' requests itself; the progress goroutine rests.
 		netEnter()
 		defer netLeave()
+	}
+	if poll != nil && !sleepWait {
+		for i := 1; ; i++ {
+			if poll() {
+				return
+			}
+			runtime.Gosched() // a poll is ~netPolls progress calls: about 100 us
+			if i%(jobCheckEvery/netPolls) == 0 {
+				checkJob()
+				debugHang(slot)
+			}
+		}
 	}
 	if !sleepWait {
 		for i := 1; ; i++ {

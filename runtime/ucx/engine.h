@@ -17,6 +17,12 @@ void gsx_pmix_finalize(void);
 
 // UCX
 typedef struct gsx_worker gsx_worker;
+// What a flush of a worker waits for, read by the Go side without a call (Worker.Flushed):
+// strided messages sent and answered by their target (see "Strided transfers"), and
+// whether operations a flush must complete were started since the last one (unflushed).
+// Written only with the worker locked; am_done by the handlers its progress runs.
+typedef struct { uint64_t am_sent, am_done, unflushed; } gsx_flush_state;
+gsx_flush_state *gsx_worker_flush_state(gsx_worker *w);
 int gsx_init(void *seg, size_t len, int wakeup);
 int gsx_rkey(void **p, size_t *n);
 int gsx_worker_new(gsx_worker **w, int npes, int wakeup);
@@ -53,6 +59,12 @@ int gsx_flush(gsx_worker *w);
 int gsx_flush_pes(gsx_worker *w, const int *pes, int n);
 int gsx_fence(gsx_worker *w);
 int gsx_progress(gsx_worker *w);
+// Polled waits: progress w up to polls times until the word holds at least e (1: it does),
+// gsx_signal_poll_ge after sending a signal (as gsx_put_signal without data; a negative
+// status if the send failed), gsx_mail_poll until it takes a message as gsx_mail_take.
+int gsx_poll_ge(gsx_worker *w, const uint64_t *word, uint64_t e, int polls);
+int gsx_signal_poll_ge(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v, const uint64_t *word, uint64_t e, int polls);
+gsx_mail_msg gsx_mail_poll(gsx_worker *w, int from, uint64_t key, int polls);
 int gsx_workers(void);
 int gsx_arm(gsx_worker *w);
 int gsx_efd(gsx_worker *w);

@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -164,7 +165,10 @@ func Cleanup() { C.gsx_fini() }
 
 // Worker is a UCP worker with an endpoint and rkey per remote PE: the default context's, or
 // a communication context's own. Its methods must not run concurrently (the caller locks).
-type Worker struct{ w *C.gsx_worker }
+type Worker struct {
+	w  *C.gsx_worker
+	fs *C.gsx_flush_state // read by Flushed
+}
 
 // NewWorker creates a worker for a job of npes PEs, with a wake-up descriptor.
 func NewWorker(npes int) (*Worker, error) {
@@ -172,7 +176,16 @@ func NewWorker(npes int) (*Worker, error) {
 	if err := ucsErr("ucp_worker_create", C.gsx_worker_new(&w, C.int(npes), 1)); err != nil {
 		return nil, err
 	}
-	return &Worker{w}, nil
+	return &Worker{w, C.gsx_worker_flush_state(w)}, nil
+}
+
+// Flushed reports, without a call into the engine, whether Flush would find nothing to
+// complete: nothing started since the last flush and every strided message answered. A
+// quiet after the PE's own operations sees their marks (a goroutine of the PE set them
+// with the worker locked); the handlers only add answers meanwhile.
+func (w *Worker) Flushed() bool {
+	return atomic.LoadUint64((*uint64)(unsafe.Pointer(&w.fs.unflushed))) == 0 &&
+		atomic.LoadUint64((*uint64)(unsafe.Pointer(&w.fs.am_done))) == atomic.LoadUint64((*uint64)(unsafe.Pointer(&w.fs.am_sent)))
 }
 
 // Address is the worker's address, for peers' endpoints.
@@ -285,6 +298,30 @@ func TakeMail(from int, key uintptr) (p unsafe.Pointer, n uintptr, ok bool) {
 // MailCount is the number of messages kept so far, an atomic counter: a receiver need
 // only try TakeMail again once it moved.
 var MailCount = (*uint64)(unsafe.Pointer(C.gsx_mail_count()))
+
+// PollGE progresses the worker until the word w holds at least e, at most polls times
+// (engine.c "Polled waits"); true once it does. w is memory outside Go's heap (the
+// segment).
+func (w *Worker) PollGE(word *uint64, e uint64, polls int) bool {
+	return C.gsx_poll_ge(w.w, (*C.uint64_t)(unsafe.Pointer(word)), C.uint64_t(e), C.int(polls)) == 1
+}
+
+// SignalPollGE is PutSignal without data (a collective's signal: v added to, or stored
+// into, the word at offset sig of PE pe), then PollGE.
+func (w *Worker) SignalPollGE(pe int, sig uintptr, add bool, v uint64, word *uint64, e uint64, polls int) (bool, error) {
+	r := C.gsx_signal_poll_ge(w.w, C.int(pe), C.uint64_t(sig), cbool(add), C.uint64_t(v), (*C.uint64_t)(unsafe.Pointer(word)), C.uint64_t(e), C.int(polls))
+	if r < 0 {
+		return false, ucsErr("ucp_am_send_nbx", r)
+	}
+	return r == 1, nil
+}
+
+// PollMail progresses the worker until TakeMail(from, key) takes a message, at most polls
+// times.
+func (w *Worker) PollMail(from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool) {
+	m := C.gsx_mail_poll(w.w, C.int(from), C.uint64_t(key), C.int(polls))
+	return m.data, uintptr(m.len), m.data != nil
+}
 
 // FreeMail releases a message TakeMail returned.
 func FreeMail(p unsafe.Pointer) { C.gsx_mail_free(p) }
