@@ -172,7 +172,7 @@ func debugAcrossNodes(g Group, h *hier, me int, c CollCall, rec *shm.DebugRecord
 		return
 	}
 	deadline := time.Now().Add(debugMeetAfter)
-	p, n := dbg.awaitMail(debugMailWord, pe0, func() {
+	p, n := dbg.awaitMail(debugMailWord, mailOut{to: -1}, pe0, func() {
 		if time.Now().After(deadline) {
 			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d (on %s) has waited %v for PE %d (on %s), member 0 of %s, to enter the call: it is elsewhere (another collective, or finished)",
 				c.Who, MyPE(), Host(MyPE()), debugMeetAfter, pe0, Host(pe0), g))

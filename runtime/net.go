@@ -99,10 +99,20 @@ type netEngine interface {
 	// Polled waits (engine.c "Polled waits"), each up to polls progress calls, with the
 	// worker locked: PollGE until my word w holds at least e (true: it does),
 	// SignalPollGE after adding v to (add) or storing v into word sig on PE pe as a
-	// collective's signal does, PollMail until TakeMail takes a message.
+	// collective's signal does, PollMail until TakeMail takes a message, after freeing done
+	// (a message taken before, or nil) and sending out (when out.to >= 0).
 	PollGE(w *uint64, e uint64, polls int) bool
 	SignalPollGE(pe int, sig unsafe.Pointer, add bool, v uint64, w *uint64, e uint64, polls int) bool
-	PollMail(from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool)
+	PollMail(done unsafe.Pointer, out mailOut, from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool)
+}
+
+// mailOut is a message a mail poll sends first: n bytes from src to PE to (none: -1),
+// under key.
+type mailOut struct {
+	to  int
+	key uintptr
+	src unsafe.Pointer
+	n   uintptr
 }
 
 var engine netEngine

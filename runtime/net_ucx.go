@@ -354,8 +354,13 @@ func (e *ucxEngine) SignalPollGE(pe int, sig unsafe.Pointer, add bool, v uint64,
 	return ok
 }
 
-func (e *ucxEngine) PollMail(from int, key uintptr, polls int) (unsafe.Pointer, uintptr, bool) {
-	return e.w.PollMail(from, key, polls)
+func (e *ucxEngine) PollMail(done unsafe.Pointer, out mailOut, from int, key uintptr, polls int) (unsafe.Pointer, uintptr, bool) {
+	o := ucx.Outgoing{To: out.to, From: me, Key: out.key, Src: out.src, N: out.n}
+	p, n, ok, err := e.w.PollMail(done, o, from, key, polls)
+	if err != nil { // only a send fails
+		netFail("collective message", out.to, err)
+	}
+	return p, n, ok
 }
 
 // Finalize flushes the default worker and ends the progress goroutine: nothing calls into

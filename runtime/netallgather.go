@@ -131,12 +131,11 @@ func netAllgatherBruck(who string, h *hier, na *area, dst unsafe.Pointer, off, s
 			memberRuns(h, (me+l)%L, off, size, func(o, n uintptr) { buf = append(buf, bytes(unsafe.Add(dst, o), n)...) })
 		}
 		*bp = buf
-		na.mail(netSlots+k, unsafe.Pointer(unsafe.SliceData(buf)), uintptr(len(buf)), h.lead.PE((me-d+L)%L))
 		from, want := (me+d)%L, uintptr(0)
 		for l := range c {
 			memberRuns(h, (from+l)%L, off, size, func(_, n uintptr) { want += n })
 		}
-		p := na.take(who, netSlots+k, h.lead.PE(from), want)
+		p := na.sendTake(who, netSlots+k, unsafe.Pointer(unsafe.SliceData(buf)), uintptr(len(buf)), h.lead.PE((me-d+L)%L), h.lead.PE(from), want)
 		at := uintptr(0)
 		for l := range c {
 			memberRuns(h, (from+l)%L, off, size, func(o, n uintptr) {

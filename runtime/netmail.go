@@ -30,7 +30,22 @@ func (a area) mail(i int, src unsafe.Pointer, n uintptr, pe int) {
 // until netFreeMail; a message of another size than want means the PEs passed different
 // sizes to the collective.
 func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
-	p, n := a.awaitMail(i, from, nil)
+	return a.sendTake(who, i, nil, 0, -1, from, want)
+}
+
+// exchange mails n bytes from src to PE pe on channel i of the area and takes pe's message
+// on the same channel (take): a round of recursive doubling, one call into the engine.
+func (a area) exchange(who string, i int, src unsafe.Pointer, n uintptr, pe int) unsafe.Pointer {
+	return a.sendTake(who, i, src, n, pe, pe, n)
+}
+
+// sendTake is take, after mailing n bytes from src to PE to on channel i when to >= 0.
+func (a area) sendTake(who string, i int, src unsafe.Pointer, n uintptr, to, from int, want uintptr) unsafe.Pointer {
+	out := mailOut{to: -1}
+	if to >= 0 {
+		out = mailOut{to: to, key: segOffset(unsafe.Pointer(a.word(i))), src: src, n: n}
+	}
+	p, n := a.awaitMail(i, out, from, nil)
 	if n != want {
 		netFreeMail(p)
 		panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes where PE %d expects %d: every PE must pass the same size", who, from, Host(from), n, me, want))
@@ -39,26 +54,28 @@ func (a area) take(who string, i, from int, want uintptr) unsafe.Pointer {
 }
 
 // awaitMail waits for PE from's message on channel i of my area and returns its bytes
-// (free them with netFreeMail). stalled, when not nil, runs every 1024 empty polls (a
-// caller's deadline).
-func (a area) awaitMail(i, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
+// (free them with netFreeMail), after sending out when out.to >= 0. stalled, when not nil,
+// runs every 1024 empty polls (a caller's deadline).
+func (a area) awaitMail(i int, out mailOut, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
 	key := segOffset(unsafe.Pointer(a.word(i)))
 	var ok bool
 	if netPolled() { // polled in the engine (engine.c "Polled waits")
+		if p, n, ok = netPollMail(out, from, key); ok { // no closure (a heap object) until here
+			return p, n
+		}
 		polls := 0
 		poll := func() bool {
-			lockNet()
-			p, n, ok = engine.PollMail(from, key, netPolls)
-			unlockNet()
+			p, n, ok = netPollMail(mailOut{to: -1}, from, key)
 			if polls++; !ok && stalled != nil && polls%(1024/netPolls) == 0 {
 				stalled()
 			}
 			return ok
 		}
-		if !poll() {
-			awaitSlow(WaitCollective, i, nil, func() bool { return ok }, poll)
-		}
+		awaitSlow(WaitCollective, i, nil, func() bool { return ok }, poll)
 		return p, n
+	}
+	if out.to >= 0 {
+		netT.(mailer).Mail(out.to, out.key, out.src, out.n)
 	}
 	count, seen := engine.MailCount(), ^uint64(0)
 	polls := 0
@@ -79,11 +96,30 @@ func (a area) awaitMail(i, from int, stalled func()) (p unsafe.Pointer, n uintpt
 	return p, n
 }
 
+// netPollMail is one mail poll in the engine: it frees mailDone, sends out when out.to >= 0,
+// then polls for PE from's message under key.
+func netPollMail(out mailOut, from int, key uintptr) (unsafe.Pointer, uintptr, bool) {
+	lockNet()
+	p, n, ok := engine.PollMail(mailDone, out, from, key, netPolls)
+	mailDone = nil
+	unlockNet()
+	return p, n, ok
+}
+
+// netFreeMail releases a message taken. It is kept until the next mail poll frees it, in
+// the same call into the engine (one call less per message); a message already waiting
+// there is freed now.
 func netFreeMail(p unsafe.Pointer) {
 	lockNet()
-	engine.FreeMail(p)
+	if mailDone != nil {
+		engine.FreeMail(mailDone)
+	}
+	mailDone = p
 	unlockNet()
 }
+
+// mailDone is the message netFreeMail released last, under netMu.
+var mailDone unsafe.Pointer
 
 // Broadcast mail is the one kind a sender can send without bound ahead of its receiver (a
 // root that broadcasts in a loop, a receiver computing). Its queue at the receiver is

@@ -20,8 +20,7 @@ func netReduceRD[T kernels.Elem](who string, op kernels.Op, h *hier, na *area, b
 	nb := uintptr(len(buf)) * unsafe.Sizeof(buf[0])
 	for r, d := 0, 1; d < h.lead.Size; r, d = r+1, d*2 {
 		pe := h.lead.PE(me ^ d)
-		na.mail(netSlots+r, unsafe.Pointer(unsafe.SliceData(buf)), nb, pe)
-		p := na.take(who, netSlots+r, pe, nb)
+		p := na.exchange(who, netSlots+r, unsafe.Pointer(unsafe.SliceData(buf)), nb, pe)
 		combineAll(op, buf, [][]T{buf, unsafe.Slice((*T)(p), len(buf))})
 		netFreeMail(p)
 	}

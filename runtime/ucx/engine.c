@@ -727,9 +727,9 @@ gsx_mail_msg gsx_mail_take(int from, uint64_t key) {
 		if (m->from != (uint64_t)from || m->key != key) continue;
 		*p = m->next;
 		if (mails_end == &m->next) mails_end = p;
-		return (gsx_mail_msg){m->data, m->len};
+		return (gsx_mail_msg){m->data, m->len, 0};
 	}
-	return (gsx_mail_msg){NULL, 0};
+	return (gsx_mail_msg){NULL, 0, 0};
 }
 
 void gsx_mail_free(void *data) {
@@ -848,7 +848,12 @@ int gsx_signal_poll_ge(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v,
 	return s ? s : gsx_poll_ge(w, word, e, polls);
 }
 
-gsx_mail_msg gsx_mail_poll(gsx_worker *w, int from, uint64_t key, int polls) {
+gsx_mail_msg gsx_mail_poll(gsx_worker *w, void *done, int to, int me, uint64_t key_out, const void *src, size_t n, int from, uint64_t key, int polls) {
+	gsx_mail_free(done);
+	if (to >= 0) {
+		int s = gsx_mail(w, to, me, key_out, src, n);
+		if (s) return (gsx_mail_msg){NULL, 0, s};
+	}
 	uint64_t seen = ~(uint64_t)0;
 	for (int i = 0;; i++) {
 		uint64_t c = __atomic_load_n(&mails_come, __ATOMIC_ACQUIRE);
@@ -857,7 +862,7 @@ gsx_mail_msg gsx_mail_poll(gsx_worker *w, int from, uint64_t key, int polls) {
 			if (m.data != NULL) return m;
 			seen = c;
 		}
-		if (i == polls) return (gsx_mail_msg){NULL, 0};
+		if (i == polls) return (gsx_mail_msg){NULL, 0, 0};
 		gsx_progress(w);
 	}
 }

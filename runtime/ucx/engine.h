@@ -48,7 +48,7 @@ int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const
 // (from, my PE) and key; gsx_mail_take unlinks the oldest such message and returns its
 // bytes (NULL when none has come), to be released by gsx_mail_free.
 int gsx_mail(gsx_worker *w, int pe, int from, uint64_t key, const void *src, size_t n);
-typedef struct { void *data; size_t len; } gsx_mail_msg; // by value: no Go pointer into C
+typedef struct { void *data; size_t len; int status; } gsx_mail_msg; // by value: no Go pointer into C
 gsx_mail_msg gsx_mail_take(int from, uint64_t key);
 void gsx_mail_free(void *data);
 uint64_t *gsx_mail_count(void); // messages kept so far (an atomic counter)
@@ -61,10 +61,12 @@ int gsx_fence(gsx_worker *w);
 int gsx_progress(gsx_worker *w);
 // Polled waits: progress w up to polls times until the word holds at least e (1: it does),
 // gsx_signal_poll_ge after sending a signal (as gsx_put_signal without data; a negative
-// status if the send failed), gsx_mail_poll until it takes a message as gsx_mail_take.
+// status if the send failed), gsx_mail_poll until it takes a message as gsx_mail_take,
+// after freeing done (a message taken before, or NULL) and, when to >= 0, mailing n bytes
+// from src to PE to under key_out as gsx_mail (a failed send: status, no message).
 int gsx_poll_ge(gsx_worker *w, const uint64_t *word, uint64_t e, int polls);
 int gsx_signal_poll_ge(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v, const uint64_t *word, uint64_t e, int polls);
-gsx_mail_msg gsx_mail_poll(gsx_worker *w, int from, uint64_t key, int polls);
+gsx_mail_msg gsx_mail_poll(gsx_worker *w, void *done, int to, int me, uint64_t key_out, const void *src, size_t n, int from, uint64_t key, int polls);
 int gsx_workers(void);
 int gsx_arm(gsx_worker *w);
 int gsx_efd(gsx_worker *w);

@@ -316,11 +316,24 @@ func (w *Worker) SignalPollGE(pe int, sig uintptr, add bool, v uint64, word *uin
 	return r == 1, nil
 }
 
-// PollMail progresses the worker until TakeMail(from, key) takes a message, at most polls
-// times.
-func (w *Worker) PollMail(from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool) {
-	m := C.gsx_mail_poll(w.w, C.int(from), C.uint64_t(key), C.int(polls))
-	return m.data, uintptr(m.len), m.data != nil
+// Outgoing is a message PollMail sends before it polls, Mail(To, From, Key, Src, N); none
+// when To < 0.
+type Outgoing struct {
+	To, From int
+	Key      uintptr
+	Src      unsafe.Pointer
+	N        uintptr
+}
+
+// PollMail frees done (a message TakeMail or PollMail returned, or nil), sends out, then
+// progresses the worker until TakeMail(from, key) takes a message, at most polls times:
+// one call where a collective's round would take three.
+func (w *Worker) PollMail(done unsafe.Pointer, out Outgoing, from int, key uintptr, polls int) (p unsafe.Pointer, n uintptr, ok bool, err error) {
+	m := C.gsx_mail_poll(w.w, done, C.int(out.To), C.int(out.From), C.uint64_t(out.Key), out.Src, C.size_t(out.N), C.int(from), C.uint64_t(key), C.int(polls))
+	if m.status != 0 {
+		return nil, 0, false, ucsErr("ucp_am_send_nbx (mail)", m.status)
+	}
+	return m.data, uintptr(m.len), m.data != nil, nil
 }
 
 // FreeMail releases a message TakeMail returned.
