@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -122,6 +123,48 @@ func TestAcrossNodesProgress(t *testing.T) {
 			if data[0] != 42 || d <= 0 || d >= compute/2 {
 				t.Fatalf("put+quiet to a PE computing for %v took %v (data %d): served only when it called in", compute, d, data[0])
 			}
+		}
+	}, 2)
+}
+
+// Another goroutine's operations to other nodes go on while a goroutine of the same PE
+// waits in a barrier, polling the engine with the worker held (engine.c "Polled waits"):
+// PE 1 enters the barrier only once PE 0's second goroutine has done its gets from PE 1
+// and told it so. A wait that kept the worker would leave the gets, and the job, hanging.
+func TestAcrossNodesWaitSharesWorker(t *testing.T) {
+	acrossNodesOnly(t)
+	forSizes(t, func(t *testing.T, me, n int) {
+		src := mustAlloc[int64](t, 1)
+		done := mustAlloc[int64](t, 1)
+		src[0] = int64(100 + me)
+		shmem.BarrierAll()
+		switch me {
+		case 0:
+			var wrong atomic.Int64
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var got [1]int64
+				for range 200 {
+					shmem.Get(got[:], src, 1)
+					if got[0] != 101 {
+						wrong.Store(got[0])
+					}
+				}
+				shmem.P(&done[0], 1, 1)
+				shmem.Quiet()
+			}()
+			shmem.BarrierAll() // PE 1 arrives once the gets are done
+			wg.Wait()
+			if v := wrong.Load(); v != 0 {
+				t.Fatalf("a get from PE 1 during PE 0's barrier read %d, want 101", v)
+			}
+		case 1:
+			shmem.WaitUntil(&done[0], shmem.CmpEQ, 1)
+			shmem.BarrierAll()
+		default:
+			shmem.BarrierAll()
 		}
 	}, 2)
 }

@@ -305,6 +305,7 @@ func netStart() error {
 		}
 	}
 	engine = e
+	netWanted = ucx.LockWanted
 	netT = &ucxTransport{w: w}
 	newRemoteCtx = e.NewContext // each communication context gets a worker of its own
 	// The progress goroutine must run while the PE computes: with a single P it would wait

@@ -837,8 +837,14 @@ int gsx_iget(gsx_worker *w, int pe, uint64_t off, size_t src_stride, char *dst, 
 
 static int word_ge(const uint64_t *word, uint64_t e) { return __atomic_load_n(word, __ATOMIC_ACQUIRE) >= e; }
 
+// lock_wanted counts the Go side's goroutines waiting for the worker's lock (another
+// goroutine of the PE with an operation to start): a poll returns early for them.
+static uint32_t lock_wanted;
+uint32_t *gsx_lock_wanted(void) { return &lock_wanted; }
+static int wanted(void) { return __atomic_load_n(&lock_wanted, __ATOMIC_RELAXED) != 0; }
+
 int gsx_poll_ge(gsx_worker *w, const uint64_t *word, uint64_t e, int polls) {
-	for (int i = 0; i < polls && !word_ge(word, e); i++)
+	for (int i = 0; i < polls && !word_ge(word, e) && !wanted(); i++)
 		gsx_progress(w);
 	return word_ge(word, e);
 }
@@ -862,7 +868,7 @@ gsx_mail_msg gsx_mail_poll(gsx_worker *w, void *done, int to, int me, uint64_t k
 			if (m.data != NULL) return m;
 			seen = c;
 		}
-		if (i == polls) return (gsx_mail_msg){NULL, 0, 0};
+		if (i == polls || wanted()) return (gsx_mail_msg){NULL, 0, 0};
 		gsx_progress(w);
 	}
 }

@@ -64,6 +64,9 @@ int gsx_progress(gsx_worker *w);
 // status if the send failed), gsx_mail_poll until it takes a message as gsx_mail_take,
 // after freeing done (a message taken before, or NULL) and, when to >= 0, mailing n bytes
 // from src to PE to under key_out as gsx_mail (a failed send: status, no message).
+// A poll returns early while the counter gsx_lock_wanted points to is not 0 (goroutines
+// waiting for the worker's lock on the Go side).
+uint32_t *gsx_lock_wanted(void);
 int gsx_poll_ge(gsx_worker *w, const uint64_t *word, uint64_t e, int polls);
 int gsx_signal_poll_ge(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v, const uint64_t *word, uint64_t e, int polls);
 gsx_mail_msg gsx_mail_poll(gsx_worker *w, void *done, int to, int me, uint64_t key_out, const void *src, size_t n, int from, uint64_t key, int polls);

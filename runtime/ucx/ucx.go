@@ -299,6 +299,10 @@ func TakeMail(from int, key uintptr) (p unsafe.Pointer, n uintptr, ok bool) {
 // only try TakeMail again once it moved.
 var MailCount = (*uint64)(unsafe.Pointer(C.gsx_mail_count()))
 
+// LockWanted is the counter of goroutines waiting for the worker's lock, which the polled
+// waits (PollGE, SignalPollGE, PollMail) read to return early (atomic).
+var LockWanted = (*uint32)(unsafe.Pointer(C.gsx_lock_wanted()))
+
 // PollGE progresses the worker until the word w holds at least e, at most polls times
 // (engine.c "Polled waits"); true once it does. w is memory outside Go's heap (the
 // segment).
