@@ -58,7 +58,8 @@ const scanGuard = -7 // indices beyond what a scan may write keep this
 
 // testScan checks ScanSome and ScanFirst against the oracle on every path, for every
 // comparison, lengths 0..140 and a few long ones, element offsets within a 64-byte line,
-// five status patterns, broadcast and per-element values, and limits on the indices.
+// random elements and elements all equal to the value but one, five status patterns,
+// broadcast and per-element values, and limits on the indices.
 func testScan[T ScanElem](t *testing.T) {
 	var z T
 	size := int(unsafe.Sizeof(z))
@@ -89,6 +90,17 @@ func testScan[T ScanElem](t *testing.T) {
 						for i := range iv {
 							iv[i] = vals[rng.IntN(len(vals))]
 							vs[i] = vals[rng.IntN(len(vals))]
+						}
+						if (n+off+int(cmp))%3 == 0 {
+							// Every element equal to its value, but for at most one: whole
+							// groups where no lane (or every lane) compares true, which
+							// random elements rarely give.
+							for i := range iv {
+								iv[i], vs[i] = v, v
+							}
+							if n > 0 && rng.IntN(2) == 0 {
+								iv[rng.IntN(n)] = vals[rng.IntN(len(vals))]
+							}
 						}
 						var st []int32
 						switch (n + off + int(cmp)) % 5 {
