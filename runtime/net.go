@@ -278,9 +278,16 @@ func lostPE(pe int, why string) {
 }
 
 // netFail ends the job when the engine fails: an engine error is not the program's to
-// handle (a peer died, a network went away).
+// handle (a peer died, a network went away). A peer the engine already knows lost is the
+// cause to report (lostPE); an operation to it may fail before the wait that would have
+// noticed (a signal sent at once, for immediate completion, fails with the endpoint's
+// error).
 func netFail(who string, pe int, err error) {
-	msg := fmt.Sprintf("%s: PE %d (on %s) to PE %d (on %s): %v", who, me, Host(me), pe, Host(pe), err)
+	engine.Check()
+	msg := fmt.Sprintf("%s on PE %d on %s: %v", who, me, Host(me), err) // quiet, fence: to any PE
+	if pe >= 0 {
+		msg = fmt.Sprintf("%s from PE %d on %s to PE %d on %s: %v", who, me, Host(me), pe, Host(pe), err)
+	}
 	fmt.Fprintln(os.Stderr, "goshmem:", msg)
 	abortJob(1, msg)
 }
