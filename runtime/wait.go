@@ -82,8 +82,9 @@ func awaitGE(op uint32, arg int, w *uint64, e uint64) {
 	awaitSlow(op, arg, nil, func() bool { return atomic.LoadUint64(w) >= e }, poll)
 }
 
-// awaitSlow is Await once the first check failed. poll, when not nil, replaces a progress call and done in the spinning loop of a PE that
-// owns its CPU across nodes: it polls the engine many times and reports done.
+// awaitSlow is Await once the first check failed. poll, when not nil, replaces a progress
+// call and done in the spinning loop of a PE that owns its CPU across nodes: it polls the
+// engine many times and reports done.
 func awaitSlow(op uint32, arg int, word *uint32, done func() bool, poll func() bool) {
 	// The first polls come before the bookkeeping: most hand-offs land within them, and
 	// the slot's three stores, the clock read and the deferred call would delay noticing
