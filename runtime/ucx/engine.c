@@ -623,9 +623,8 @@ static int send_flag(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v) {
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
 	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_FLAG, &h, sizeof h, NULL, 0, &p);
 	if (r == NULL) return 0;
-	if (UCS_PTR_IS_ERR(r)) return UCS_PTR_STATUS(r);
-	ucp_request_free(r); // not expected with FORCE_IMM_CMPL
-	return 0;
+	if (!UCS_PTR_IS_ERR(r)) return wait(w, r); // not expected: h stays in use until done
+	return UCS_PTR_STATUS(r);
 }
 
 static ucs_status_t on_flag(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
@@ -643,10 +642,8 @@ static ucs_status_t on_flag(void *arg, const void *header, size_t hlen, void *da
 }
 
 int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const char *src, size_t src_stride, size_t n, size_t size, uint64_t sig, int add, uint64_t v) {
-	if (n == 0 || size == 0) {
-		int s = send_flag(w, pe, sig, add, v);
-		if (s != UCS_ERR_NO_RESOURCE) return s;
-	}
+	if ((n == 0 || size == 0) && send_flag(w, pe, sig, add, v) == 0)
+		return 0; // else (most often UCS_ERR_NO_RESOURCE) the block's send below reports a failure
 	size_t len;
 	if (__builtin_mul_overflow(n, size, &len)) return UCS_ERR_INVALID_PARAM;
 	if (len == 0) n = 0; // a signal alone (or an empty block): no data to place
