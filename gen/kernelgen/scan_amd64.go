@@ -95,8 +95,10 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 	if !g.isa.AVX512 {
 		zero = g.vec()
 		c.VPXOR(zero, zero, zero)
-		ones = g.vec()
-		c.VPCMPEQD(zero, zero, ones)
+		if prim.neg { // the group test's all-lanes pattern
+			ones = g.vec()
+			c.VPCMPEQD(zero, zero, ones)
+		}
 		if unsigned {
 			bias = g.constant(fmt.Sprintf("signbits%d", cl.Bits), map[int]uint64{
 				16: 0x8000800080008000, 32: 0x8000000080000000, 64: 0x8000000000000000}[cl.Bits])
@@ -214,17 +216,14 @@ func (g *amd64Gen) scan(k tables.ScanKernel) {
 		if !g.isa.AVX512 {
 			return vecMask(cmpVec(x, wv))
 		}
-		out := c.GP64()
-		{
-			kr := c.K()
-			ins := "VPCMP"
-			if unsigned {
-				ins = "VPCMPU"
-			}
-			g.ins(ins+w, operand.U8(vpcmpPred[k.Cmp.Name]), wv, x, kr) // kr = x pred w
-			c.KMOVQ(kr, out)
-			return out
+		out, kr := c.GP64(), c.K()
+		ins := "VPCMP"
+		if unsigned {
+			ins = "VPCMPU"
 		}
+		g.ins(ins+w, operand.U8(vpcmpPred[k.Cmp.Name]), wv, x, kr) // kr = x pred w
+		c.KMOVQ(kr, out)
+		return out
 	}
 
 	// The loop body, once with the broadcast value (vals nil) and once with per-element values.

@@ -2638,7 +2638,6 @@ TEXT ·ScanEQI16AVX2(SB), NOSPLIT, $8-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanEQI16AVX2_vector
 	MOVQ         v+8(FP), CX
@@ -2992,7 +2991,6 @@ TEXT ·ScanEQI32AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanEQI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
@@ -3360,7 +3358,6 @@ TEXT ·ScanEQI64AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanEQI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
@@ -4864,7 +4861,6 @@ TEXT ·ScanGTI16AVX2(SB), NOSPLIT, $8-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTI16AVX2_vector
 	MOVQ         v+8(FP), CX
@@ -5218,7 +5214,6 @@ TEXT ·ScanGTU16AVX2(SB), NOSPLIT, $8-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU16AVX2_vector
@@ -5592,7 +5587,6 @@ TEXT ·ScanGTI32AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
@@ -5960,7 +5954,6 @@ TEXT ·ScanGTU32AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU32AVX2_vector
@@ -6360,7 +6353,6 @@ TEXT ·ScanGTI64AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
@@ -6728,7 +6720,6 @@ TEXT ·ScanGTU64AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanGTU64AVX2_vector
@@ -9475,7 +9466,6 @@ TEXT ·ScanLTI16AVX2(SB), NOSPLIT, $8-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTI16AVX2_vector
 	MOVQ         v+8(FP), CX
@@ -9829,7 +9819,6 @@ TEXT ·ScanLTU16AVX2(SB), NOSPLIT, $8-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits16<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU16AVX2_vector
@@ -10200,7 +10189,6 @@ TEXT ·ScanLTI32AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTI32AVX2_vector
 	VPBROADCASTD v+8(FP), Y1
@@ -10568,7 +10556,6 @@ TEXT ·ScanLTU32AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits32<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU32AVX2_vector
@@ -10965,7 +10952,6 @@ TEXT ·ScanLTI64AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTI64AVX2_vector
 	VPBROADCASTQ v+8(FP), Y1
@@ -11333,7 +11319,6 @@ TEXT ·ScanLTU64AVX2(SB), NOSPLIT, $0-72
 	XORQ         R8, R8
 	XORQ         R9, R9
 	VPXOR        Y0, Y0, Y0
-	VPCMPEQD     Y0, Y0, Y1
 	VPBROADCASTQ signbits64<>+0(SB), Y1
 	TESTQ        CX, CX
 	JNZ          ScanLTU64AVX2_vector
