@@ -55,15 +55,19 @@ func algorithmsOf(op string) (collAlgs, bool) {
 	return collAlgs{}, false
 }
 
-// span is one range of a dry-run choice line: alg from lo to hi bytes (hi < 0: no end).
+// span is one range of a dry-run choice line: alg from lo to hi bytes (hi < 0: no end),
+// chosen by src ("table", "model"; empty when the job has no tuning table).
 type span struct {
 	alg    string
 	lo, hi int64
+	src    string
 }
 
 // ParseChoices reads the table shmemrun --dry-run prints under "collective algorithms over
 // all N PEs": one line per collective, "reduce    linear 8 B-64 KiB, direct 128 KiB-", or
-// "barrier   dissem" without sizes.
+// "barrier   dissem" without sizes. With a tuning table each span ends in its source,
+// "pairwise 1 KiB (table), direct 2 KiB-1 MiB (table), pairwise 2 MiB- (model)", and a
+// span of one size class has no '-'.
 func ParseChoices(text string) (map[string][]span, error) {
 	out := map[string][]span{}
 	in := false
@@ -80,22 +84,9 @@ func ParseChoices(text string) (map[string][]span, error) {
 			break // the table ends at the first line that is not a collective's
 		}
 		for _, part := range strings.Split(strings.TrimSpace(rest), ", ") {
-			alg, rng, hasRange := strings.Cut(part, " ")
-			s := span{alg: alg, lo: 0, hi: -1}
-			if hasRange {
-				loText, hiText, ok := strings.Cut(rng, "-")
-				if !ok {
-					return nil, fmt.Errorf("dry-run table: %q: range %q has no '-'", line, rng)
-				}
-				var err error
-				if s.lo, err = parseBytes(loText); err != nil {
-					return nil, fmt.Errorf("dry-run table: %q: %v", line, err)
-				}
-				if hiText != "" {
-					if s.hi, err = parseBytes(hiText); err != nil {
-						return nil, fmt.Errorf("dry-run table: %q: %v", line, err)
-					}
-				}
+			s, err := parseSpan(part)
+			if err != nil {
+				return nil, fmt.Errorf("dry-run table: %q: %v", line, err)
 			}
 			out[coll] = append(out[coll], s)
 		}
@@ -104,6 +95,46 @@ func ParseChoices(text string) (map[string][]span, error) {
 		return nil, fmt.Errorf("dry-run output has no table of collective algorithms")
 	}
 	return out, nil
+}
+
+// ChoiceSources is where the dry run says auto's choices come from: its "tuning table:"
+// and "cost model:" lines, for the table's notes.
+func ChoiceSources(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "tuning table: ") || strings.HasPrefix(line, "cost model: ") {
+			out = append(out, "auto's "+line)
+		}
+	}
+	return out
+}
+
+// parseSpan reads one span: "alg", "alg 8 B-", "alg 8 B-64 KiB" or "alg 1 KiB", each
+// optionally followed by " (source)".
+func parseSpan(part string) (span, error) {
+	s := span{lo: 0, hi: -1}
+	if i := strings.LastIndex(part, " ("); i >= 0 && strings.HasSuffix(part, ")") {
+		part, s.src = part[:i], part[i+2:len(part)-1]
+	}
+	alg, rng, hasRange := strings.Cut(part, " ")
+	s.alg = alg
+	if !hasRange {
+		return s, nil
+	}
+	loText, hiText, isRange := strings.Cut(rng, "-")
+	var err error
+	if s.lo, err = parseBytes(loText); err != nil {
+		return s, err
+	}
+	switch {
+	case !isRange:
+		s.hi = s.lo
+	case hiText != "":
+		if s.hi, err = parseBytes(hiText); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
 }
 
 // parseBytes reads "8 B", "64 KiB", "1 MiB", "2 GiB".
@@ -164,7 +195,7 @@ func runAlgorithms(cfg config, dir string, stderr io.Writer) ([]Record, map[stri
 	}
 	failed := map[string]bool{}
 	var recs []Record
-	var notes, loads []string
+	notes, loads := ChoiceSources(out.String()), []string(nil)
 	for rep := 1; rep <= cfg.reps; rep++ {
 		if l, ok := loadAverage(); ok {
 			loads = append(loads, l)

@@ -42,10 +42,60 @@ func TestParseChoicesAndChosen(t *testing.T) {
 			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"no table here", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B-64 KB\n", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B\n"} {
+	for _, bad := range []string{"no table here", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B-64 KB\n", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B (table\n",
+		"collective algorithms over all 2 PEs (auto):\nreduce    linear eight B-\n"} {
 		if _, err := ParseChoices(bad); err == nil {
 			t.Errorf("ParseChoices(%q) accepted it", bad)
 		}
+	}
+}
+
+// dryRunTuned is shmemrun --dry-run's table with a tuning table (2026-12-05, Zen 2 VM):
+// each span names its source, and a span of one size class has no range.
+const dryRunTuned = `tuning table: /root/.cache/goshmem/tune-801b44e9-1x2-5c2ac1a6.txt (nodes=1 pes-per-node=2 placement=s0l0c0,s0l0c1)
+cost model: calibrated /root/.cache/goshmem/model-801b44e9006b5651.txt (measured 2026-12-05T10:33:59Z)
+  LatL3      184ns    measured (CPUs 0,1)
+collective algorithms over all 2 PEs (auto):
+barrier   linear (table)
+bcast     linear 8 B-1 MiB (table), linear 2 MiB- (model)
+reduce    linear 8 B-64 KiB (table), direct 128 KiB-1 MiB (table), direct 2 MiB- (model)
+fcollect  linear 8 B-1 MiB (table), linear 2 MiB- (model)
+collect   linear 8 B- (model)
+alltoall  pairwise 8 B-32 B (table), direct 64 B-512 B (table), pairwise 1 KiB (table), direct 2 KiB-1 MiB (table), pairwise 2 MiB- (model)
+`
+
+func TestParseChoicesTuned(t *testing.T) {
+	c, err := ParseChoices(dryRunTuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		coll   string
+		nbytes int64
+		want   string
+	}{
+		{"barrier", 0, "linear"},
+		{"alltoall", 32, "pairwise"},
+		{"alltoall", 64, "direct"},
+		{"alltoall", 600, "pairwise"}, // the one-size span 1 KiB
+		{"alltoall", 1024, "pairwise"},
+		{"alltoall", 1025, "direct"},
+		{"alltoall", 4 << 20, "pairwise"},
+		{"reduce", 1 << 20, "direct"},
+	} {
+		if got := Chosen(c[tc.coll], tc.nbytes); got != tc.want {
+			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
+		}
+	}
+	if s := c["alltoall"][2]; s.lo != 1024 || s.hi != 1024 || s.src != "table" {
+		t.Errorf("alltoall's third span %+v: want 1 KiB to 1 KiB from the table", s)
+	}
+	if s := c["reduce"][2]; s.hi != -1 || s.src != "model" {
+		t.Errorf("reduce's last span %+v: want open-ended, from the model", s)
+	}
+	got := ChoiceSources(dryRunTuned)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "auto's tuning table: /root/") || !strings.HasPrefix(got[1], "auto's cost model: calibrated") {
+		t.Errorf("ChoiceSources = %q", got)
 	}
 }
 
