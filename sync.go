@@ -40,7 +40,7 @@ func WaitUntil[T Sync](ivar *T, cmp Cmp, v T) {
 	const who = "shmem.WaitUntil"
 	checkVar(who, ivar)
 	cmp.check(who)
-	rt.Await(rt.WaitUntil, 0, func() bool { return kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v) })
+	rt.AwaitAnswer(rt.WaitUntil, 0, func() bool { return kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v) })
 }
 
 // Test reports whether the local symmetric *ivar compares to v by cmp.
@@ -209,6 +209,7 @@ func (s *testSet[T]) waitAll() {
 	// Each element in turn: once it has held, it is done (as the specification's
 	// reference implementations do). A scan skips to the next element that does not hold.
 	neg := kernels.Cmp(s.cmp).Negate()
+	rt.Pause() // AwaitAnswer's pause: the first scan is the first poll
 	for from := 0; from < len(s.ivars); {
 		i := s.first(from, neg)
 		if i < 0 {
@@ -224,7 +225,7 @@ func (s *testSet[T]) waitAny() int {
 		return -1
 	}
 	r := -1
-	rt.Await(rt.WaitUntil, -1, func() bool { r = s.any(); return r >= 0 })
+	rt.AwaitAnswer(rt.WaitUntil, -1, func() bool { r = s.any(); return r >= 0 })
 	return r
 }
 
@@ -233,7 +234,7 @@ func (s *testSet[T]) waitSome(indices []int) int {
 		return 0
 	}
 	c := 0
-	rt.Await(rt.WaitUntil, -1, func() bool { c = s.some(indices); return c > 0 })
+	rt.AwaitAnswer(rt.WaitUntil, -1, func() bool { c = s.some(indices); return c > 0 })
 	return c
 }
 

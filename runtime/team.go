@@ -135,7 +135,7 @@ func SyncAll() { World.Sync("shmem.SyncAll") }
 
 // BarrierAll completes my outstanding puts and synchronizes every PE.
 func BarrierAll() {
-	if World.pair {
+	if World != nil && World.pair { // nil before Init
 		Check("shmem.BarrierAll")
 		shm.FenceStore() // as barrierAll (World.pair: one node)
 		World.pairSync()
