@@ -38,6 +38,13 @@ struct goshmem_fastpath {
 	const unsigned char *local;       /* else local[pe] != 0: PE pe is (multi-node job) */
 	int ring;                         /* posters ring doorbells: some waiter may sleep */
 	int spin;                         /* this PE's waits spin (they do not yield and sleep) */
+	/* Not NULL when shmem_barrier_all and shmem_sync_all are rt's Team.pairSync (2 PEs on
+	 * one node, the pair barrier): the world team's call count and eager mark (two words),
+	 * the world area's line of each parity on PE 0 (my flag is word me, the other's word
+	 * 1-me), the other PE (rt.CABIView's Pair fields). */
+	uint64_t *pair_sync;
+	uint64_t *pair_line[2];
+	int pair_other;
 };
 
 extern struct goshmem_fastpath goshmem_fp __attribute__((visibility("hidden")));

@@ -39,7 +39,19 @@ func publishFastPath() {
 		local:       localMask(v),
 		ring:        C.int(b2i(v.MayWake)),
 		spin:        C.int(b2i(!v.SleepWait)),
+		pair_sync:   (*C.uint64_t)(v.PairSync),
+		pair_line:   [2]*C.uint64_t{(*C.uint64_t)(v.PairLine[0]), (*C.uint64_t)(v.PairLine[1])},
+		pair_other:  C.int(v.PairOther),
 	}
+}
+
+// goshmem_pair_wait is the fast path's barrier wait past its first polls (fastpath.h's
+// goshmem_fast_pair_sync): Go's, with its job checks, hang reports and sleeping.
+//
+//export goshmem_pair_wait
+func goshmem_pair_wait(r int32, flag unsafe.Pointer, e uint64) {
+	defer catch(r)
+	rt.AwaitPair(flag, e)
 }
 
 func clearFastPath() { C.goshmem_fp = C.struct_goshmem_fastpath{} }

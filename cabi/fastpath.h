@@ -330,6 +330,38 @@ GOSHMEM_INLINE void *goshmem_fast_ptr(int r, const void *dest, int pe)
 	return goshmem_ptr(r, (void *)dest, pe);
 }
 
+/* shmem_barrier_all (fence set) and shmem_sync_all at 2 PEs on one node: rt's Team.pairSync
+ * on the same words, with the same epochs, in the same order (the next call's area, its
+ * first barrier's epoch, my flag, the other's awaited, pausing before each poll, the eager
+ * mark cleared), its wait past the first polls in Go. 0: not this job, the call goes to Go.
+ * Measured on a Zen 2 VM, cores apart (cabi's BenchmarkC): shmem_barrier_all through Go's
+ * pairSync 0.29-0.35 us, here 0.15-0.19 (Go's own BarrierAll 0.11-0.14 in the same runs): the
+ * cgo call sat between seeing the other's flag and storing the next one, the barrier's cycle. */
+GOSHMEM_INLINE int goshmem_fast_pair_sync(int r, int fence)
+{
+	uint64_t *s = goshmem_fp.pair_sync;
+	if (!s)
+		return 0;
+	if (fence)
+		goshmem_fence_store(); /* rt.BarrierAll's: my stores before my arrival */
+	uint64_t seq = ++s[0];
+	uint64_t e = seq * 16 + 1;
+	uint64_t *line = goshmem_fp.pair_line[seq & 1];
+	__atomic_store_n(line + goshmem_fp.me, e, __ATOMIC_RELEASE);
+	goshmem_fp_notify(r, goshmem_fp.pair_other);
+	const uint64_t *other = line + (1 - goshmem_fp.me);
+	int seen = 0;
+	for (int i = 0; i < 64 && !seen; i++) {
+		goshmem_pause();
+		seen = __atomic_load_n(other, __ATOMIC_ACQUIRE) >= e;
+	}
+	if (!seen)
+		goshmem_pair_wait(r, (void *)other, e);
+	if (__atomic_load_n(&s[1], __ATOMIC_RELAXED))
+		__atomic_store_n(&s[1], 0, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /* The polls a wait makes in C: a PE that yields and sleeps checks once and leaves the rest
  * (spin, yield, sleep on the doorbell) to Go. The per-type polls are zshmem.c's
  * goshmem_poll_TYPENAME. */

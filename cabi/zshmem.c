@@ -10751,7 +10751,8 @@ void pshmem_clear_lock(long *lock)
 
 void pshmem_barrier_all(void)
 {
-	goshmem_barrier_all(R_shmem_barrier_all);
+	if (!goshmem_fast_pair_sync(R_shmem_barrier_all, 1))
+		goshmem_barrier_all(R_shmem_barrier_all);
 }
 #pragma weak shmem_barrier_all = pshmem_barrier_all
 
@@ -10763,7 +10764,8 @@ void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 
 void pshmem_sync_all(void)
 {
-	goshmem_sync_all(R_shmem_sync_all);
+	if (!goshmem_fast_pair_sync(R_shmem_sync_all, 0))
+		goshmem_sync_all(R_shmem_sync_all);
 }
 #pragma weak shmem_sync_all = pshmem_sync_all
 

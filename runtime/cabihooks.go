@@ -1,6 +1,9 @@
 package rt
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // CABIView is what the C ABI (package cabi) copies into plain C variables at shmem_init so
 // that its C code can do puts, gets, AMOs, quiet and fence itself, without a call into Go
@@ -23,6 +26,13 @@ type CABIView struct {
 	// MultiNode: some PEs are on other nodes, reached through the multi-node engine (in
 	// Go); Local(pe) tells the others.
 	MultiNode bool
+	// PairSync, when not nil, is the world team's teamSync (its call count, then its eager
+	// mark) and the world's barrier is barrierPair: BarrierAll and SyncAll are then
+	// Team.pairSync, which C repeats on these words. PairLine[p] is the line of the world
+	// area of parity p on PE 0 (member i's flag is its word i), PairOther the other PE.
+	PairSync  unsafe.Pointer
+	PairLine  [2]unsafe.Pointer
+	PairOther int
 }
 
 // CABI is the C ABI's view of the job while this PE runs; ok is false before Init and after
@@ -42,5 +52,24 @@ func CABI() (v CABIView, ok bool) {
 		HeapLo: heapLo, HeapSize: heapSize, SegSize: uintptr(segSize),
 		Sleepers: unsafe.Pointer(&obj.SegHeader(me).Sleepers),
 		MayWake:  mayWake, SleepWait: sleepWait, Direct: direct, MultiNode: multiNode,
-	}, true
+	}.withPair(), true
+}
+
+// withPair fills v's Pair fields when the world's synchronizations are Team.pairSync.
+func (v CABIView) withPair() CABIView {
+	if World.barrierChoice(); World.pair {
+		v.PairSync = unsafe.Pointer(World.s)
+		for p := range v.PairLine {
+			v.PairLine[p] = Remote(teamArea(World.Slot, p).p, World.G.PE(0))
+		}
+		v.PairOther = World.G.PE(1 - World.Me)
+	}
+	return v
+}
+
+// AwaitPair is Team.pairSync's wait past its first polls, for the C ABI's: until the word
+// at flag (the other member's) holds at least e.
+func AwaitPair(flag unsafe.Pointer, e uint64) {
+	w := (*uint64)(flag)
+	Await(WaitBarrier, wordDissem, func() bool { return atomic.LoadUint64(w) >= e })
 }

@@ -130,7 +130,7 @@ type area struct {
 
 // pSyncArea is the area of an active-set collective: its eager messages are in the world
 // team's scope, whose barriers every PE enters only after its earlier calls.
-func pSyncArea(pSync unsafe.Pointer) area { return area{p: pSync, eagerSent: &World.eagerSent} }
+func pSyncArea(pSync unsafe.Pointer) area { return area{p: pSync, eagerSent: &World.s.eagerSent} }
 
 // The words of a sync area, all in one place:
 const (

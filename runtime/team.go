@@ -17,34 +17,55 @@ type Team struct {
 	Me        int // my index in G
 	Slot      int
 	Config    TeamConfig
-	seq       uint64 // collectives run on this team: picks the area
 	destroyed bool
 	barAlg    Alg  // the team's barrier algorithm, chosen at its first barrier
 	pair      bool // set with barAlg: a whole synchronization is pairSync
+	s         *teamSync
+	own       teamSync // s of every team but the world team
+}
+
+// teamSync is a team's collective state that the C ABI's barrier fast path (cabi's
+// fastpath.h) shares for the world team, whose teamSync lies in my reserved part
+// (shm.ReservedWorldSyncOffset): C cannot keep a pointer to Go memory.
+type teamSync struct {
+	seq uint64 // collectives run on this team: picks the area
 	// eagerSent: an eager message this PE sent on the team's areas (the world team's: or on
 	// a pSync) since the team's last barrier may be unread (eagerFresh).
 	eagerSent uint64 // 1: set; written with plain stores (a locked one drains the store buffer)
+}
+
+// newTeam is the team of group g in which I am member i, on team slot slot.
+func newTeam(g Group, i, slot int, cfg TeamConfig) *Team {
+	t := &Team{G: g, Me: i, Slot: slot, Config: cfg}
+	t.s = &t.own
+	return t
 }
 
 // barrier synchronizes the team on area a (one of its own), with the barrier algorithm
 // chosen once: a barrier is a hand-off or two, and the choice's lookup costs a fair part
 // of one.
 func (t *Team) barrier(who string, a *area) {
+	barrierAlg(who, t.G, t.Me, a, t.barrierChoice())
+	t.eagerReset()
+}
+
+// barrierChoice is the team's barrier algorithm, chosen at the first call; t.pair is set
+// with it.
+func (t *Team) barrierChoice() Alg {
 	if t.barAlg == AlgAuto {
 		t.barAlg = chooseBarrier(t.G)
 		// barrierDissem's pair case, known for every call: two members on one node (a
 		// team area's epoch is never 0), and no debug marks to publish.
 		t.pair = t.barAlg == AlgDissem && t.G.Size == 2 && !multiNode && !debug
 	}
-	barrierAlg(who, t.G, t.Me, a, t.barAlg)
-	t.eagerReset()
+	return t.barAlg
 }
 
 // eagerReset ends a barrier of the team: every member entered, so each had read my earlier
 // eager messages.
 func (t *Team) eagerReset() {
-	if atomic.LoadUint64(&t.eagerSent) != 0 {
-		shm.StoreRelease(&t.eagerSent, 0)
+	if atomic.LoadUint64(&t.s.eagerSent) != 0 {
+		shm.StoreRelease(&t.s.eagerSent, 0)
 	}
 }
 
@@ -55,6 +76,9 @@ func (t *Team) eagerReset() {
 // instructions: BarrierAll at 2 PEs, Zen 2 VM, 0.087 -> 0.072 us in its shared-cache
 // placement (barrierPair's paused first polls took it to 0.050), 0.27 -> 0.11-0.16 us
 // across cores, alternating runs.
+//
+// cabi's fastpath.h does the same for the world team in C (goshmem_fast_pair_sync, from
+// CABIView's Pair fields): a change here is a change there.
 func (t *Team) pairSync() {
 	a := t.next()
 	a.epoch++
@@ -83,12 +107,14 @@ var (
 func teamsInit() {
 	g := Group{Start: 0, Stride: 1, Size: npes}
 	World = &Team{G: g, Me: me, Slot: slotWorld}
+	World.s = (*teamSync)(reserved(shm.ReservedWorldSyncOffset))
+	*World.s = teamSync{}
 	// The shared team is the PEs of my node: every PE of a shmemrun job.
 	sg := g
 	if nodeOf != nil {
 		sg = listGroup(nodePEs)
 	}
-	Shared = &Team{G: sg, Me: sg.Index(me), Slot: slotShared}
+	Shared = newTeam(sg, sg.Index(me), slotShared, TeamConfig{})
 	teamFree = ^uint64(0) &^ (1<<firstFreeSlot - 1)
 }
 
@@ -98,10 +124,10 @@ func teamArea(slot, parity int) area {
 
 // next is the sync area for the team's next collective.
 func (t *Team) next() area {
-	t.seq++
-	a := teamArea(t.Slot, int(t.seq&1))
-	a.epoch = t.seq * 16 // room for 15 barriers in one call, increasing in each area
-	a.eagerSent = &t.eagerSent
+	t.s.seq++
+	a := teamArea(t.Slot, int(t.s.seq&1))
+	a.epoch = t.s.seq * 16 // room for 15 barriers in one call, increasing in each area
+	a.eagerSent = &t.s.eagerSent
 	return a
 }
 
@@ -257,7 +283,7 @@ func (parent *Team) SplitStrided(who string, start, stride, size int, cfg TeamCo
 	g := parent.G.Sub(start, stride, size)
 	var t *Team
 	if i := g.Index(me); i >= 0 {
-		t = &Team{G: g, Me: i, Slot: slots[0], Config: cfg}
+		t = newTeam(g, i, slots[0], cfg)
 		claim(t)
 	}
 	pa := parent.next()
@@ -281,8 +307,8 @@ func (parent *Team) Split2D(who string, xrange int, xcfg, ycfg TeamConfig) (*Tea
 	x, y := p%xrange, p/xrange
 	xg := parent.G.Sub(y*xrange, 1, min(xrange, n-y*xrange))
 	yg := parent.G.Sub(x, xrange, (n-x+xrange-1)/xrange)
-	xt := &Team{G: xg, Me: x, Slot: slots[0], Config: xcfg}
-	yt := &Team{G: yg, Me: y, Slot: slots[1], Config: ycfg}
+	xt := newTeam(xg, x, slots[0], xcfg)
+	yt := newTeam(yg, y, slots[1], ycfg)
 	claim(xt)
 	claim(yt)
 	pa := parent.next()

@@ -259,9 +259,9 @@ func sections() []Section {
 			{Proto: "void shmem_clear_lock(long *lock)", Body: "goshmem_lock({R}, GOSHMEM_LOCK_CLEAR, lock);"},
 		}},
 		{"Barriers and synchronization", []Routine{
-			{Proto: "void shmem_barrier_all(void)", Body: "goshmem_barrier_all({R});"},
+			{Proto: "void shmem_barrier_all(void)", Body: "if (!goshmem_fast_pair_sync({R}, 1))\n\t\tgoshmem_barrier_all({R});"},
 			{Proto: "void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)", Body: "goshmem_barrier({R}, PE_start, logPE_stride, PE_size, pSync);"},
-			{Proto: "void shmem_sync_all(void)", Body: "goshmem_sync_all({R});"},
+			{Proto: "void shmem_sync_all(void)", Body: "if (!goshmem_fast_pair_sync({R}, 0))\n\t\tgoshmem_sync_all({R});"},
 			{Proto: "void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)", Body: "goshmem_barrier({R}, PE_start, logPE_stride, PE_size, pSync);"},
 			{Proto: "int shmem_team_sync(shmem_team_t team)", Body: "return goshmem_team_sync({R}, (uintptr_t)team);"},
 		}},

@@ -35,12 +35,13 @@ const (
 
 // Offsets inside a segment's reserved part.
 const (
-	ReservedBellOffset   = 0         // SegHeader: doorbell and sleeper count, own cache line
-	ReservedTeamsOffset  = 64 << 10  // MaxTeams × TeamAreaSize
-	ReservedCreditOffset = 384 << 10 // across nodes: a word per PE, the broadcast mail that PE has taken from me (MaxPEs words)
-	ReservedDebugOffset  = 512 << 10 // SHMEM_DEBUG: two meeting words, a mail channel's word (its address only); own cache line
-	ReservedScratchOff   = 1 << 20   // ScratchSize bytes
-	reservedEnd          = ReservedScratchOff + ScratchSize
+	ReservedBellOffset      = 0         // SegHeader: doorbell and sleeper count, own cache line
+	ReservedWorldSyncOffset = 4096      // the world team's call count and eager mark (rt's teamSync), own cache line
+	ReservedTeamsOffset     = 64 << 10  // MaxTeams × TeamAreaSize
+	ReservedCreditOffset    = 384 << 10 // across nodes: a word per PE, the broadcast mail that PE has taken from me (MaxPEs words)
+	ReservedDebugOffset     = 512 << 10 // SHMEM_DEBUG: two meeting words, a mail channel's word (its address only); own cache line
+	ReservedScratchOff      = 1 << 20   // ScratchSize bytes
+	reservedEnd             = ReservedScratchOff + ScratchSize
 )
 
 // SyncValue is what a pSync word holds between collectives: the engine counts up from it.
@@ -135,7 +136,7 @@ func init() {
 	if unsafe.Sizeof(Header{}) != 128 || unsafe.Sizeof(Slot{}) != SlotSize || unsafe.Sizeof(SegHeader{}) != 64 || unsafe.Sizeof(DebugRecord{}) != 112 {
 		panic("shm: layout structs have the wrong size")
 	}
-	if ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedCreditOffset || ReservedCreditOffset+MaxPEs*8 > ReservedDebugOffset || ReservedDebugOffset+64 > ReservedScratchOff || reservedEnd > ReservedSize {
+	if ReservedWorldSyncOffset < ReservedBellOffset+64 || ReservedWorldSyncOffset+64 > ReservedTeamsOffset || ReservedTeamsOffset+MaxTeams*TeamAreaSize > ReservedCreditOffset || ReservedCreditOffset+MaxPEs*8 > ReservedDebugOffset || ReservedDebugOffset+64 > ReservedScratchOff || reservedEnd > ReservedSize {
 		panic("shm: reserved part overflows")
 	}
 }
