@@ -23,6 +23,7 @@ func GlobalExit(status int) {
 		for _, f := range onExit {
 			f()
 		}
+		engine.NoticeExit(status)
 		abortJob(status, fmt.Sprintf("goshmem: PE %d on %s called shmem_global_exit(%d)", me, Host(me), status))
 	}
 	if state.Load() == stateRunning && !singlePE {

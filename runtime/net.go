@@ -81,6 +81,10 @@ type netEngine interface {
 	Progress() bool
 	// Abort ends the whole job, on every node, with status.
 	Abort(status int, msg string)
+	// NoticeExit tells the PEs on other nodes, before Abort, that this PE ends the job with
+	// status (GlobalExit); ExitNotice is such a notice another PE sent (status -1: none).
+	NoticeExit(status int)
+	ExitNotice() (status, from int)
 	// Finalize leaves the job (after the last barrier).
 	Finalize()
 	// Check ends the job when a PE on another node is lost, or a PE of my node ended
@@ -270,6 +274,7 @@ func lostPE(pe int, why string) {
 		return
 	}
 	lostOnce.Do(func() { // the wait and the progress goroutine may both notice
+		exitNoticed()
 		msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
 		fmt.Fprintln(os.Stderr, msg)
 		abortJob(1, msg)
@@ -283,6 +288,7 @@ func lostPE(pe int, why string) {
 // noticed (a signal sent at once, for immediate completion, fails with the endpoint's
 // error).
 func netFail(who string, pe int, err error) {
+	exitNoticed()
 	engine.Check()
 	msg := fmt.Sprintf("%s on PE %d on %s: %v", who, me, Host(me), err) // quiet, fence: to any PE
 	if pe >= 0 {
@@ -290,6 +296,14 @@ func netFail(who string, pe int, err error) {
 	}
 	fmt.Fprintln(os.Stderr, "goshmem:", msg)
 	abortJob(1, msg)
+}
+
+// exitNoticed ends the job with the status of a GlobalExit another node's PE announced, if
+// one did: that PE's end is why a connection failed, and the job's status is its status.
+func exitNoticed() {
+	if status, from := engine.ExitNotice(); status >= 0 {
+		abortJob(status, fmt.Sprintf("goshmem: PE %d on %s called shmem_global_exit(%d); PE %d on %s ends the job with it", from, Host(from), status, me, Host(me)))
+	}
 }
 
 // abortJob asks the launcher to end the job on every node (PMIx_Abort), then exits with

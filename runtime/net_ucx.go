@@ -337,6 +337,14 @@ func (e *ucxEngine) Check() {
 
 func (e *ucxEngine) Abort(status int, msg string) { ucx.Abort(status, msg) }
 
+func (e *ucxEngine) NoticeExit(status int) {
+	lockNet()
+	e.w.NoticeExit(me, status)
+	unlockNet()
+}
+
+func (e *ucxEngine) ExitNotice() (int, int) { return ucx.ExitNotice() }
+
 func (e *ucxEngine) TakeMail(from int, key uintptr) (unsafe.Pointer, uintptr, bool) {
 	return ucx.TakeMail(from, key)
 }

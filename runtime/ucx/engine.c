@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 static pmix_proc_t self;
@@ -468,7 +469,7 @@ char *gsx_ep_info(gsx_worker *w, int pe) {
 // quiet and fence, once its target sent AM_DONE (after writing the elements); an iget once
 // the gathered elements arrived (AM_IGOT). The handlers only queue answers: sends from
 // inside a handler would run in the progress context; progress() sends them after.
-enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT, AM_SIGNAL, AM_MAIL, AM_FLAG };
+enum { AM_IPUT = 1, AM_IGET, AM_DONE, AM_IGOT, AM_SIGNAL, AM_MAIL, AM_FLAG, AM_EXIT };
 #define AM_CHUNK 16384
 
 typedef struct {
@@ -743,9 +744,53 @@ static void free_mails(void) {
 	mails_end = &mails;
 }
 
+// Global exit notices (AM_EXIT). A PE in shmem_global_exit tells every PE on another node
+// its status before it asks the launcher to end the job: the launcher's request travels
+// through the node daemons, and a PE that sees the caller's connection fail first would
+// otherwise end the job as a lost PE's, with status 1 (1 run in 5 of a test on fake nodes).
+typedef struct { int32_t status, from; } exit_hdr;
+static volatile int32_t exit_status = -1, exit_from = -1;
+
+static ucs_status_t on_exit_notice(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
+	exit_hdr h;
+	if (hlen != sizeof h) {
+		fprintf(stderr, "goshmem: a malformed exit notice reached this PE (dropped)\n");
+		return UCS_OK;
+	}
+	memcpy(&h, header, sizeof h);
+	if (h.status < 0 || h.status > 255) return UCS_OK;
+	__atomic_store_n(&exit_from, h.from, __ATOMIC_RELAXED);
+	__atomic_store_n(&exit_status, h.status, __ATOMIC_RELEASE);
+	return UCS_OK;
+}
+
+int gsx_exit_status(void) { return __atomic_load_n(&exit_status, __ATOMIC_ACQUIRE); }
+int gsx_exit_from(void) { return __atomic_load_n(&exit_from, __ATOMIC_RELAXED); }
+
+void gsx_notice_exit(gsx_worker *w, int me, int status) {
+	for (int pe = 0; pe < w->npes; pe++) {
+		if (pe == me || w->ep[pe] == NULL) continue; // a PE of my node sees the shared exit request
+		exit_hdr *h = malloc(sizeof *h);
+		if (h == NULL) return;
+		*h = (exit_hdr){status, me};
+		send_block(w->ep[pe], AM_EXIT, h, sizeof *h, 0, 0); // a failed endpoint: that PE is gone
+	}
+	// Out of this PE before the launcher ends it, for at most 200 ms (a peer gone or stopped
+	// must not hold the exit).
+	ucs_status_ptr_t r = ucp_worker_flush_nbx(w->w, &noparam);
+	if (r == NULL || UCS_PTR_IS_ERR(r)) return;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ucp_worker_progress(w->w);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (ucp_request_check_status(r) == UCS_INPROGRESS && (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000000L);
+	ucp_request_free(r);
+}
+
 static ucs_status_t set_handlers(gsx_worker *w) {
-	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot, [AM_SIGNAL] = on_signal, [AM_MAIL] = on_mail, [AM_FLAG] = on_flag};
-	for (unsigned id = AM_IPUT; id <= AM_FLAG; id++) {
+	static const ucp_am_recv_callback_t cbs[] = {[AM_IPUT] = on_iput, [AM_IGET] = on_iget, [AM_DONE] = on_done, [AM_IGOT] = on_igot, [AM_SIGNAL] = on_signal, [AM_MAIL] = on_mail, [AM_FLAG] = on_flag, [AM_EXIT] = on_exit_notice};
+	for (unsigned id = AM_IPUT; id <= AM_EXIT; id++) {
 		ucp_am_handler_param_t p;
 		memset(&p, 0, sizeof p);
 		p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;

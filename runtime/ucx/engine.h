@@ -29,6 +29,11 @@ int gsx_worker_new(gsx_worker **w, int npes, int wakeup);
 int gsx_worker_address(gsx_worker *w, void **p, size_t *n);
 int gsx_failed(void);
 int gsx_failed_status(void); // once gsx_failed is not -1
+// gsx_notice_exit tells every PE with an endpoint that PE me ends the job with status
+// (shmem_global_exit); gsx_exit_status is such a notice's status (-1: none came), from its PE.
+void gsx_notice_exit(gsx_worker *w, int me, int status);
+int gsx_exit_status(void);
+int gsx_exit_from(void);
 int gsx_connect(gsx_worker *w, int pe, const void *addr, const void *rkey, uint64_t base);
 int gsx_put(gsx_worker *w, int pe, uint64_t off, const void *src, size_t n, int wait_local);
 int gsx_get(gsx_worker *w, int pe, uint64_t off, void *dst, size_t n, int wait);

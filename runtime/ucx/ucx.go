@@ -160,6 +160,14 @@ func Failed() (int, error) {
 	return pe, ucsErr("endpoint", C.gsx_failed_status())
 }
 
+// NoticeExit tells every PE on another node that PE me ends the job with status
+// (shmem_global_exit), waiting up to 200 ms for the notices to leave.
+func (w *Worker) NoticeExit(me, status int) { C.gsx_notice_exit(w.w, C.int(me), C.int(status)) }
+
+// ExitNotice is the status of a global exit another node's PE announced, and that PE;
+// status -1: none came.
+func ExitNotice() (status, from int) { return int(C.gsx_exit_status()), int(C.gsx_exit_from()) }
+
 // Cleanup releases the registration and the context.
 func Cleanup() { C.gsx_fini() }
 
