@@ -62,12 +62,14 @@ func Await(op uint32, arg int, done func() bool) {
 // the poster is about to write, which its store must then take back: a pingpong (put,
 // quiet, wait) took 0.55 us polling at once, 0.41 pausing first, where a flag round trip
 // is 0.38-0.42 (Zen 2 VM, cores apart). A condition that holds already costs one pause
-// (36 ns there).
+// (36 ns there). Across nodes the wait drives the engine from its first poll (awaitSlow).
 func AwaitAnswer(op uint32, arg int, done func() bool) {
-	for range spinBeforeYield {
-		shm.Pause()
-		if done() {
-			return
+	if !multiNode {
+		for range spinBeforeYield {
+			shm.Pause()
+			if done() {
+				return
+			}
 		}
 	}
 	Await(op, arg, done)
