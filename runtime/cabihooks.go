@@ -67,8 +67,8 @@ func (v CABIView) withPair() CABIView {
 	return v
 }
 
-// AwaitPair is Team.pairSync's wait past its first polls, for the C ABI's: until the word
-// at flag (the other member's) holds at least e.
+// AwaitPair is barrierPair's wait past its first polls, for the C ABI's (which made them):
+// until the word at flag (the other member's) holds at least e.
 func AwaitPair(flag unsafe.Pointer, e uint64) {
 	w := (*uint64)(flag)
 	Await(WaitBarrier, wordDissem, func() bool { return atomic.LoadUint64(w) >= e })

@@ -58,7 +58,7 @@ func Await(op uint32, arg int, done func() bool) {
 }
 
 // AwaitAnswer is Await for a condition another PE makes true in answer to this one (the
-// WaitUntil family, signal waits): it pauses before its first poll. A poll loads the line
+// WaitUntil family, signal waits, the 2-PE barrier): it pauses before its first poll. A poll loads the line
 // the poster is about to write, which its store must then take back: a pingpong (put,
 // quiet, wait) took 0.55 us polling at once, 0.41 pausing first, where a flag round trip
 // is 0.38-0.42 (Zen 2 VM, cores apart). A condition that holds already costs one pause

@@ -753,12 +753,11 @@ static volatile int32_t exit_status = -1, exit_from = -1;
 
 static ucs_status_t on_exit_notice(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
 	exit_hdr h;
-	if (hlen != sizeof h) {
+	memcpy(&h, header, hlen < sizeof h ? hlen : sizeof h);
+	if (hlen != sizeof h || h.status < 0 || h.status > 255) {
 		fprintf(stderr, "goshmem: a malformed exit notice reached this PE (dropped)\n");
 		return UCS_OK;
 	}
-	memcpy(&h, header, sizeof h);
-	if (h.status < 0 || h.status > 255) return UCS_OK;
 	__atomic_store_n(&exit_from, h.from, __ATOMIC_RELAXED);
 	__atomic_store_n(&exit_status, h.status, __ATOMIC_RELEASE);
 	return UCS_OK;
