@@ -17,16 +17,30 @@ collect   linear 8 B-
 alltoall  direct 8 B-8 KiB, pairwise 16 KiB-
 `
 
-func TestParseChoicesAndChosen(t *testing.T) {
-	c, err := ParseChoices(dryRunTail)
+// chosenCase is an algorithm a dry-run table gives a collective at a size.
+type chosenCase struct {
+	coll   string
+	nbytes int64
+	want   string
+}
+
+// parseAndCheck parses a dry run's text and checks Chosen against cases.
+func parseAndCheck(t *testing.T, text string, cases []chosenCase) map[string][]span {
+	t.Helper()
+	c, err := ParseChoices(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		coll   string
-		nbytes int64
-		want   string
-	}{
+	for _, tc := range cases {
+		if got := Chosen(c[tc.coll], tc.nbytes); got != tc.want {
+			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
+		}
+	}
+	return c
+}
+
+func TestParseChoicesAndChosen(t *testing.T) {
+	parseAndCheck(t, dryRunTail, []chosenCase{
 		{"barrier", 0, "dissem"},
 		{"bcast", 8, "linear"},
 		{"bcast", 8 << 20, "linear"},
@@ -37,11 +51,7 @@ func TestParseChoicesAndChosen(t *testing.T) {
 		{"alltoall", 8 << 10, "direct"},
 		{"alltoall", 16 << 10, "pairwise"},
 		{"scan", 8, ""},
-	} {
-		if got := Chosen(c[tc.coll], tc.nbytes); got != tc.want {
-			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
-		}
-	}
+	})
 	for _, bad := range []string{"no table here", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B-64 KB\n", "collective algorithms over all 2 PEs (auto):\nreduce    linear 8 B (table\n",
 		"collective algorithms over all 2 PEs (auto):\nreduce    linear eight B-\n"} {
 		if _, err := ParseChoices(bad); err == nil {
@@ -65,15 +75,7 @@ alltoall  pairwise 8 B-32 B (table), direct 64 B-512 B (table), pairwise 1 KiB (
 `
 
 func TestParseChoicesTuned(t *testing.T) {
-	c, err := ParseChoices(dryRunTuned)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		coll   string
-		nbytes int64
-		want   string
-	}{
+	c := parseAndCheck(t, dryRunTuned, []chosenCase{
 		{"barrier", 0, "linear"},
 		{"alltoall", 32, "pairwise"},
 		{"alltoall", 64, "direct"},
@@ -82,11 +84,7 @@ func TestParseChoicesTuned(t *testing.T) {
 		{"alltoall", 1025, "direct"},
 		{"alltoall", 4 << 20, "pairwise"},
 		{"reduce", 1 << 20, "direct"},
-	} {
-		if got := Chosen(c[tc.coll], tc.nbytes); got != tc.want {
-			t.Errorf("%s at %d B: %q, want %q", tc.coll, tc.nbytes, got, tc.want)
-		}
-	}
+	})
 	if s := c["alltoall"][2]; s.lo != 1024 || s.hi != 1024 || s.src != "table" {
 		t.Errorf("alltoall's third span %+v: want 1 KiB to 1 KiB from the table", s)
 	}
