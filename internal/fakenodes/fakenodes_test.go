@@ -183,6 +183,22 @@ func TestMultinodeIsolation(t *testing.T) {
 	}
 }
 
+// While the nodes exist the scheduler's autogroups are off (mknodes): with them, PEs of two
+// nodes pinned to one CPU starved each other for seconds.
+func TestMultinodeAutogroupOff(t *testing.T) {
+	Require(t, 2)
+	b, err := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+	if os.IsNotExist(err) {
+		t.Skip("this kernel has no autogroups")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := strings.TrimSpace(string(b)); v != "0" {
+		t.Errorf("kernel.sched_autogroup_enabled is %s while fake nodes exist, want 0", v)
+	}
+}
+
 // A job that outlives its timeout is killed with everything it started on every node.
 func TestMultinodeTimeout(t *testing.T) {
 	c := Require(t, 2)
