@@ -99,15 +99,20 @@ func limitArgs(benchArgs []string) []string {
 }
 
 // netLimitOps map a suite operation to the bench/ucxlimit record that bounds it (the same
-// operation called straight on UCP), with the limit column's short name.
-var netLimitOps = map[string]struct{ op, what string }{
-	"put":                 {"ucx_put", "ucx put"},
-	"get":                 {"ucx_get", "ucx get"},
-	"put_bw":              {"ucx_put_bw", "ucx put_bw"},
-	"atomic_fetch_add":    {"ucx_fetch_add", "ucx fadd"},
-	"atomic_compare_swap": {"ucx_compare_swap", "ucx cswap"},
-	"pingpong":            {"ucx_pingpong", "ucx pingpong"},
-	"barrier":             {"ucx_barrier", "ucx msg each way"},
+// operation called straight on UCP), with the limit column's short name; elem is the bytes
+// of one element where the suite's size counts elements (the UCX record's size is bytes).
+var netLimitOps = map[string]struct {
+	op, what string
+	elem     int64
+}{
+	"put":                 {"ucx_put", "ucx put", 1},
+	"get":                 {"ucx_get", "ucx get", 1},
+	"put_bw":              {"ucx_put_bw", "ucx put_bw", 1},
+	"atomic_fetch_add":    {"ucx_fetch_add", "ucx fadd", 1},
+	"atomic_compare_swap": {"ucx_compare_swap", "ucx cswap", 1},
+	"pingpong":            {"ucx_pingpong", "ucx pingpong", 1},
+	"barrier":             {"ucx_barrier", "ucx msg each way", 1},
+	"broadcast64":         {"ucx_bcast", "ucx one message", 8}, // the root's part: one message sent
 }
 
 // netLimitFor is the raw-UCX limit of an operation at a size across nodes: the faster of
@@ -120,7 +125,7 @@ func netLimitFor(sums map[Key]Summary, op string, size int64) Limit {
 	}
 	var best Limit
 	for _, v := range []struct{ suffix, what string }{{"", ""}, {"_sleep", " ev"}} {
-		s, ok := sums[Key{implLimit, m.op + v.suffix, size}]
+		s, ok := sums[Key{implLimit, m.op + v.suffix, size * m.elem}]
 		if ok && s.N > 0 && (best.US == 0 || s.US < best.US) {
 			best = Limit{US: s.US, What: m.what + v.what}
 		}

@@ -139,7 +139,7 @@ func TestNetLimitFor(t *testing.T) {
 	sums := Summarize([]Record{
 		rec("ucx_put", 8, 20), rec("ucx_get", 8, 11), rec("ucx_fetch_add", 8, 10), rec("ucx_compare_swap", 8, 12),
 		rec("ucx_put_bw", 1<<20, 80000), rec("copy", 8, 0.01), rec("flag_pingpong", 8, 0.3),
-		rec("ucx_pingpong", 8, 40), rec("ucx_barrier", 0, 16),
+		rec("ucx_pingpong", 8, 40), rec("ucx_barrier", 0, 16), rec("ucx_bcast", 64, 7),
 		rec("ucx_get_sleep", 8, 30), rec("ucx_fetch_add_sleep", 8, 9), rec("ucx_compare_swap_sleep", 8, 9),
 		rec("ucx_compare_swap_sleep", 8, 7), rec("ucx_compare_swap_sleep", 8, 100), // median 9
 		{Impl: implLimit, Op: "ucx_get", Size: 16, Unit: "B", NPEs: 2, NA: "not measured"},
@@ -161,6 +161,8 @@ func TestNetLimitFor(t *testing.T) {
 		{"pingpong", 8, Limit{40, "ucx pingpong"}}, // not flag_pingpong: a cache line bounds nothing across nodes
 		{"barrier", 0, Limit{16, "ucx msg each way"}},
 		{"pingpong", 16, Limit{}},
+		{"broadcast64", 8, Limit{7, "ucx one message"}}, // 8 elements: the record's 64 bytes
+		{"broadcast64", 64, Limit{}},
 	} {
 		if got := netLimitFor(sums, tc.op, tc.size); got != tc.want {
 			t.Errorf("netLimitFor(%s, %d) = %+v, want %+v", tc.op, tc.size, got, tc.want)

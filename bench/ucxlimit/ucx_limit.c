@@ -26,6 +26,11 @@
  *   ucx_barrier        an active message to the other, whose handler raises its flag, then
  *                      wait for the other's, both at once (a 2-PE barrier: one message each
  *                      way, the least one can be; the last row: rank 1 sends one round more)
+ *   ucx_bcast 64 B     a broadcast root's part (broadcast64 of 8 elements): after a barrier
+ *                      as above (not timed), one eager active message of 64 B behind a
+ *                      16-byte header, until UCX may reuse the source; rank 1 takes it in its
+ *                      handler and starts the next barrier. Only the send is timed, as the
+ *                      suites time a call after a barrier.
  * Output: JSON lines of bench/FORMAT.md with impl "limit" on stdout (rank 0 only).
  *
  *   cc -O2 -o ucx_limit ucx_limit.c $(pkg-config --cflags --libs ucx pmix)
@@ -57,10 +62,13 @@
 #define OFF_PING (2 * BW_SIZE + 192) /* rank 1's flag in pingpong and barrier */
 #define OFF_PONG (2 * BW_SIZE + 256) /* rank 0's flag */
 #define OFF_SEQ (2 * BW_SIZE + 320)  /* the value to put */
-#define BUF_SIZE (2 * BW_SIZE + 384)
+#define OFF_BCAST (2 * BW_SIZE + 384) /* rank 1's count of broadcast messages taken */
+#define OFF_BDATA (2 * BW_SIZE + 448) /* where rank 1 takes them (64 B) */
+#define BUF_SIZE (2 * BW_SIZE + 512)
+#define BCAST_SIZE 64
 
 /* The target's modes, set by rank 0 with a put into its mode word. */
-enum { MODE_POLL = 0, MODE_SLEEP = 1, MODE_STOP = 2, MODE_PONG = 3, MODE_BARRIER = 4 };
+enum { MODE_POLL = 0, MODE_SLEEP = 1, MODE_STOP = 2, MODE_PONG = 3, MODE_BARRIER = 4, MODE_BCAST = 5 };
 
 static ucp_worker_h worker;
 static ucp_ep_h ep;
@@ -189,6 +197,18 @@ static ucs_status_t on_raise(void *arg, const void *header, size_t hlen, void *d
     return UCS_OK;
 }
 
+/* The broadcast row's message: its handler copies the data and counts it (rank 1). */
+#define AM_BCAST 2
+
+static ucs_status_t on_bcast(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                             const ucp_am_recv_param_t *param)
+{
+    (void)arg, (void)header, (void)hlen, (void)param;
+    memcpy(buf + OFF_BDATA, data, len < BCAST_SIZE ? len : BCAST_SIZE);
+    __atomic_add_fetch((uint64_t *)(buf + OFF_BCAST), 1, __ATOMIC_RELEASE);
+    return UCS_OK;
+}
+
 static void raise_other(void)
 {
     ucp_request_param_t p = {0};
@@ -211,6 +231,27 @@ static void op_barrier(void)
     seq++;
     raise_other();
     await_flag(OFF_PONG, seq);
+}
+
+static double now_us(void);
+
+/* untimed_us is the time a row's operation spent on what the suites do not time (the
+ * barrier before a broadcast); measure takes it off. */
+static double untimed_us;
+
+static void op_bcast(void)
+{
+    double t0 = now_us();
+    op_barrier();
+    untimed_us += now_us() - t0;
+    struct {
+        uint64_t key, from;
+    } hdr = {OFF_BDATA, 0};
+    ucp_request_param_t p = {0};
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = UCP_AM_SEND_FLAG_EAGER;
+    ucs_status_ptr_t r = ucp_am_send_nbx(ep, AM_BCAST, &hdr, sizeof hdr, buf + OFF_SRC, BCAST_SIZE, &p);
+    wait_req(r, "ucp_am_send_nbx"); /* until the source may be reused, as a broadcast root */
 }
 
 static double now_us(void)
@@ -243,10 +284,11 @@ static void measure(const struct test *t, const char *suffix, int iters_override
     if (s == NULL)
         die("calloc", "out of memory");
     for (int k = 0; k < warmup + iters; k++) {
+        untimed_us = 0;
         double t0 = now_us();
         for (int b = 0; b < t->batch; b++)
             t->run();
-        double d = (now_us() - t0) / t->batch;
+        double d = (now_us() - t0 - untimed_us) / t->batch;
         if (k >= warmup)
             s[k - warmup] = d;
     }
@@ -270,6 +312,7 @@ static const struct test tests[] = {
     {"ucx_compare_swap", 8, 100, 200, 20, RATE_MOPS, op_compare_swap, 0},
     {"ucx_put_bw", BW_SIZE, 1, 20, 2, RATE_MBPS, op_put_bw, 0},
     {"ucx_pingpong", 8, 100, 200, 20, RATE_NONE, op_pingpong, MODE_PONG},
+    {"ucx_bcast", BCAST_SIZE, 100, 200, 20, RATE_NONE, op_bcast, MODE_BCAST},
     {"ucx_barrier", 0, 100, 200, 20, RATE_NONE, op_barrier, MODE_BARRIER},
 };
 
@@ -393,6 +436,9 @@ int main(int argc, char **argv)
     hp.id = AM_RAISE;
     hp.cb = on_raise;
     check(ucp_worker_set_am_recv_handler(worker, &hp), "ucp_worker_set_am_recv_handler");
+    hp.id = AM_BCAST;
+    hp.cb = on_bcast;
+    check(ucp_worker_set_am_recv_handler(worker, &hp), "ucp_worker_set_am_recv_handler");
 
     if (posix_memalign((void **)&buf, 4096, BUF_SIZE) != 0)
         die("posix_memalign", "out of memory");
@@ -443,6 +489,11 @@ int main(int argc, char **argv)
                  * add raises the flag by one, so each flag equals the last round. */
                 set_mode(tests[i].active);
                 measure(&tests[i], "", iters);
+                if (tests[i].active == MODE_BCAST)
+                    /* Rank 1 starts one barrier more after the last message: complete it
+                     * before the mode changes, or the next row's rounds would start offset
+                     * by one (a round trip each instead of a message each way at once). */
+                    op_barrier();
                 set_mode(MODE_POLL);
                 continue;
             }
@@ -481,6 +532,22 @@ int main(int argc, char **argv)
                     raise_other();
                     seq++;
                     while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < seq)
+                        ucp_worker_progress(worker);
+                }
+                continue;
+            }
+            if (m == MODE_BCAST) {
+                /* Barrier round seq+1 (this side's message, then rank 0's), then the
+                 * broadcast's message; rank 0 completes the barrier after the last one
+                 * before it changes the mode. */
+                uint64_t taken = *(volatile uint64_t *)(buf + OFF_BCAST);
+                while (*mode == m) {
+                    raise_other();
+                    seq++;
+                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < seq)
+                        ucp_worker_progress(worker);
+                    taken++;
+                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_BCAST), __ATOMIC_ACQUIRE) < taken)
                         ucp_worker_progress(worker);
                 }
                 continue;
