@@ -384,9 +384,7 @@ func (p *clusterPlan) command() (env, argv []string) {
 	if p.oversubscribe {
 		argv = append(argv, "--oversubscribe")
 	}
-	if p.tagOutput {
-		argv = append(argv, "--tag-output")
-	}
+	argv = append(argv, "--tag-output") // always: shmemrun untags the output into whole lines (untag.go)
 	for _, kv := range p.forward {
 		k, _, _ := strings.Cut(kv, "=")
 		argv = append(argv, "-x", k)
@@ -631,7 +629,19 @@ func runCluster(c *clusterFlags, o options, rest []string, stdout, stderr io.Wri
 		defer os.Remove(p.hostfile)
 	}
 	env, argv := p.command()
-	return runLauncher(env, argv, o.timeout, stdout, stderr)
+	return p.run(env, argv, o.timeout, stdout, stderr)
+}
+
+// run runs the plan's launcher (runLauncher), mpirun's output untagged into whole lines
+// (untag.go).
+func (p *clusterPlan) run(env, argv []string, timeout time.Duration, stdout, stderr io.Writer) int {
+	if p.launcher != "mpirun" {
+		return runLauncher(env, argv, timeout, stdout, stderr)
+	}
+	out, errs := newUntagger(stdout, p.tagOutput), newUntagger(stderr, p.tagOutput)
+	defer errs.Close()
+	defer out.Close()
+	return runLauncher(env, argv, timeout, out, errs)
 }
 
 // checkUCXBuild refuses a goshmem Go program built without the many-node engine: started
@@ -692,6 +702,9 @@ func runLauncher(env, argv []string, timeout time.Duration, stdout, stderr io.Wr
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	// Output through a writer is copied from pipes until every holder of their write ends
+	// closed them; a process the launcher left behind holding one must not keep shmemrun.
+	cmd.WaitDelay = 5 * time.Second
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
