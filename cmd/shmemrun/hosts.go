@@ -702,9 +702,6 @@ func runLauncher(env, argv []string, timeout time.Duration, stdout, stderr io.Wr
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	// Output through a writer is copied from pipes until every holder of their write ends
-	// closed them; a process the launcher left behind holding one must not keep shmemrun.
-	cmd.WaitDelay = 5 * time.Second
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

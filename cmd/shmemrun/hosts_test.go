@@ -409,8 +409,9 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 
 // Through mpirun, lines of PEs on different nodes stay whole (mpirun relays pieces: without
 // untagging this job's lines came out cut into each other), each PE's in order, all of
-// them; --tag-output gives the one-node tag. The PEs are awk, whose stdout is written in
-// blocks that end mid-line.
+// them, also when the reader takes its first bytes only after the PEs ended; --tag-output
+// gives the one-node tag. The PEs are awk, whose stdout is written in blocks that end
+// mid-line.
 func TestMultinodeShmemrunWholeLines(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	shmemrun := filepath.Join(t.TempDir(), "shmemrun")
@@ -420,13 +421,19 @@ func TestMultinodeShmemrunWholeLines(t *testing.T) {
 	const lines = 20000
 	script := fmt.Sprintf(`BEGIN { for (i = 0; i < %d; i++) printf "rank %%s line %%d %%s\n", ENVIRON["OMPI_COMM_WORLD_RANK"], i, "%s" }`,
 		lines, strings.Repeat("x", 90))
-	for _, tag := range []bool{false, true} {
+	for _, v := range []struct{ tag, slow bool }{{false, false}, {true, false}, {false, true}} {
+		tag := v.tag
 		args := []string{"--hosts", c.Nodes[0] + ":2," + c.Nodes[1] + ":2", "-n", "4", "--map-by", "node", "--timeout", "120s"}
 		if tag {
 			args = append(args, "--tag-output")
 		}
 		cmd := c.OnNode(c.Nodes[0], shmemrun, append(args, "awk", script)...)
 		cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+		out := &slowWriter{}
+		if v.slow {
+			out.delay = 8 * time.Second // the job takes 2-3 s
+		}
+		cmd.Stdout = out
 		r, err := c.Run(cmd, 180*time.Second)
 		if err != nil {
 			t.Fatal(err)
@@ -435,7 +442,7 @@ func TestMultinodeShmemrunWholeLines(t *testing.T) {
 			t.Fatal(r)
 		}
 		next := make([]int, 4)
-		for _, l := range r.Lines() {
+		for _, l := range strings.Split(strings.TrimSuffix(out.b.String(), "\n"), "\n") {
 			var pe, rank, i int
 			body := l
 			if tag {
@@ -455,8 +462,22 @@ func TestMultinodeShmemrunWholeLines(t *testing.T) {
 		}
 		for pe, n := range next {
 			if n != lines {
-				t.Errorf("tag %v: PE %d: %d lines, want %d", tag, pe, n, lines)
+				t.Errorf("tag %v slow %v: PE %d: %d lines, want %d", tag, v.slow, pe, n, lines)
 			}
 		}
 	}
+}
+
+// slowWriter keeps what it is written, the first Write after waiting delay: a reader that
+// looks late.
+type slowWriter struct {
+	b     bytes.Buffer
+	delay time.Duration
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	if w.b.Len() == 0 {
+		time.Sleep(w.delay)
+	}
+	return w.b.Write(p)
 }
