@@ -481,3 +481,28 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 	}
 	return w.b.Write(p)
 }
+
+// The launcher's output (less than a pipe holds) reaches a reader that takes its first
+// bytes 2 s late, after the launcher exited, whole (exec's copy with a WaitDelay lost it),
+// and a process the launcher left holding its stdout (an rsh agent after a SIGKILL) does
+// not keep shmemrun waiting (exec's copy without one waited for it).
+func TestRunLauncherDrains(t *testing.T) {
+	out := &slowWriter{delay: 2 * time.Second}
+	var errb bytes.Buffer
+	returned := make(chan int, 1)
+	go func() {
+		returned <- runLauncher(nil, []string{"sh", "-c", "seq 1 10000; (sleep 60 &); exit 3"}, 0, out, &errb)
+	}()
+	select {
+	case st := <-returned:
+		if st != 3 {
+			t.Errorf("status %d, want the launcher's 3 (stderr %q)", st, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("runLauncher still waits 30 s after its launcher exited: a child holding its stdout keeps it")
+	}
+	lines := strings.Split(strings.TrimSuffix(out.b.String(), "\n"), "\n")
+	if len(lines) != 10000 || lines[0] != "1" || lines[9999] != "10000" {
+		t.Errorf("%d lines reached the slow reader, want 10000", len(lines))
+	}
+}
