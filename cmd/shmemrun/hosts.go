@@ -7,7 +7,6 @@ package main
 
 import (
 	"debug/buildinfo"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -386,7 +384,9 @@ func (p *clusterPlan) command() (env, argv []string) {
 	if p.oversubscribe {
 		argv = append(argv, "--oversubscribe")
 	}
-	argv = append(argv, "--tag-output") // always: shmemrun untags the output into whole lines (untag.go)
+	if p.tagOutput {
+		argv = append(argv, "--tag-output")
+	}
 	for _, kv := range p.forward {
 		k, _, _ := strings.Cut(kv, "=")
 		argv = append(argv, "-x", k)
@@ -631,73 +631,7 @@ func runCluster(c *clusterFlags, o options, rest []string, stdout, stderr io.Wri
 		defer os.Remove(p.hostfile)
 	}
 	env, argv := p.command()
-	return p.run(env, argv, o.timeout, stdout, stderr)
-}
-
-// run runs the plan's launcher (runLauncher), mpirun's output untagged into whole lines
-// (untag.go).
-func (p *clusterPlan) run(env, argv []string, timeout time.Duration, stdout, stderr io.Writer) int {
-	if p.launcher != "mpirun" {
-		return runLauncher(env, argv, timeout, stdout, stderr)
-	}
-	out, errs := newUntagger(stdout, p.tagOutput), newUntagger(stderr, p.tagOutput)
-	defer errs.Close()
-	defer out.Close()
-	return runLauncher(env, argv, timeout, out, errs)
-}
-
-// pipeCopy copies the launcher's output from a pipe to a writer (the untagger). Once the
-// launcher exited, drain delivers what the pipe holds at that moment, all the launcher
-// wrote, and stops: a process it left holding the pipe (an rsh agent after a SIGKILL) must
-// not keep shmemrun waiting, and a slow reader must not lose the rest, as it did when
-// exec's copy gave up on the pipes 5 s after the launcher's exit (106 KB of 204 MB came).
-type pipeCopy struct {
-	r        *os.File
-	w        io.Writer
-	done     chan struct{}
-	draining atomic.Bool
-}
-
-func newPipeCopy(w io.Writer) (*pipeCopy, *os.File, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &pipeCopy{r: pr, w: w, done: make(chan struct{})}, pw, nil
-}
-
-func (c *pipeCopy) run() {
-	defer close(c.done)
-	defer c.r.Close()
-	buf := make([]byte, 32<<10)
-	left := -1 // after drain: the bytes still to read
-	for left != 0 {
-		want := buf
-		if left > 0 {
-			want = buf[:min(left, len(buf))]
-		}
-		n, err := c.r.Read(want)
-		c.w.Write(buf[:n]) // the untagger never fails
-		if left > 0 {
-			left -= n
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, os.ErrDeadlineExceeded) && c.draining.Load():
-			if left < 0 {
-				left = launch.Pending(c.r)
-			}
-			c.r.SetReadDeadline(time.Time{})
-		default:
-			return // end of file: every holder closed the pipe
-		}
-	}
-}
-
-// drain tells the copy that the launcher exited.
-func (c *pipeCopy) drain() {
-	c.draining.Store(true)
-	c.r.SetReadDeadline(time.Now())
+	return runLauncher(env, argv, o.timeout, stdout, stderr)
 }
 
 // checkUCXBuild refuses a goshmem Go program built without the many-node engine: started
@@ -757,51 +691,16 @@ func runLauncher(env, argv []string, timeout time.Duration, stdout, stderr io.Wr
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = os.Stdin
-	var copies []*pipeCopy
-	var ends []*os.File // the launcher's ends of the pipes: closed here once it has them
-	for _, o := range []struct {
-		w  io.Writer
-		to *io.Writer
-	}{{stdout, &cmd.Stdout}, {stderr, &cmd.Stderr}} {
-		if f, ok := o.w.(*os.File); ok {
-			*o.to = f
-			continue
-		}
-		c, pw, err := newPipeCopy(o.w)
-		if err != nil {
-			fmt.Fprintf(stderr, "shmemrun: %v\n", err)
-			return launch.StatusUsage
-		}
-		*o.to = pw
-		copies, ends = append(copies, c), append(ends, pw)
-	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	err = cmd.Start()
-	for _, f := range ends {
-		f.Close()
-	}
-	if err != nil {
-		for _, c := range copies {
-			c.r.Close()
-		}
+	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
 		return launch.StatusUsage
 	}
-	for _, c := range copies {
-		go c.run()
-	}
 	done := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		for _, c := range copies {
-			c.drain()
-			<-c.done
-		}
-		close(done)
-	}()
+	go func() { cmd.Wait(); close(done) }()
 	var expired <-chan time.Time
 	if timeout > 0 {
 		expired = time.After(timeout)

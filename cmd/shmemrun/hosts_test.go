@@ -214,17 +214,17 @@ func TestClusterCommand(t *testing.T) {
 		err   string
 	}{
 		{"mpirun", clusterFlags{hosts: "a:32,b:32"}, options{n: 64}, nil, false,
-			"mpirun --host a:32,b:32 -np 64 --map-by slot --bind-to none --tag-output -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
+			"mpirun --host a:32,b:32 -np 64 --map-by slot --bind-to none -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
 		{"mpirun-root-n-from-slots", clusterFlags{hosts: "a:2,b"}, options{}, nil, true,
-			"OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --host a:2,b:1 -np 3 --map-by slot --bind-to none --tag-output -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
+			"OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --host a:2,b:1 -np 3 --map-by slot --bind-to none -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
 		{"mpirun-binds", clusterFlags{hosts: "a:4,b:4"}, options{n: 8, mapBy: "core:PE=2", bindTo: "core", reportBindings: true, tagOutput: true}, nil, false,
 			"mpirun --host a:4,b:4 -np 8 --map-by core:PE=2 --bind-to core --report-bindings --tag-output -x SHMEM_SYMMETRIC_SIZE ./prog -v", ""},
 		{"mpirun-by-node", clusterFlags{hosts: "a:4,b:4"}, options{n: 6, mapBy: "node", bindTo: "l3cache"}, nil, false,
-			"mpirun --host a:4,b:4 -np 6 --map-by node --bind-to l3cache --tag-output -x SHMEM_SYMMETRIC_SIZE ./prog -v", ""},
+			"mpirun --host a:4,b:4 -np 6 --map-by node --bind-to l3cache -x SHMEM_SYMMETRIC_SIZE ./prog -v", ""},
 		{"mpirun-goshmem-places", clusterFlags{hosts: "a:4,b:4"}, options{n: 8, mapBy: "numa", cpuList: "0-3", bindTo: "core", oversubscribe: true, reportBindings: true}, nil, false,
-			"mpirun --host a:4,b:4 -np 8 --map-by slot --bind-to none --oversubscribe --tag-output -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=core -x GOSHMEM_MAP_BY=numa -x GOSHMEM_CPU_LIST=0-3 -x GOSHMEM_REPORT_BINDINGS=1 ./prog -v", ""},
+			"mpirun --host a:4,b:4 -np 8 --map-by slot --bind-to none --oversubscribe -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=core -x GOSHMEM_MAP_BY=numa -x GOSHMEM_CPU_LIST=0-3 -x GOSHMEM_REPORT_BINDINGS=1 ./prog -v", ""},
 		{"mpirun-no-hosts", clusterFlags{launcher: "mpirun"}, options{n: 2}, nil, false,
-			"mpirun -np 2 --map-by slot --bind-to none --tag-output -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
+			"mpirun -np 2 --map-by slot --bind-to none -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
 		{"srun-in-allocation", clusterFlags{hosts: "a:2,b:2"}, options{bindTo: "core", tagOutput: true}, map[string]string{"SLURM_JOB_ID": "7"}, true,
 			"SLURM_HOSTFILE=HOSTFILE srun --mpi=pmix --kill-on-bad-exit=1 -n 4 --distribution=arbitrary --cpu-bind=cores --label --export=ALL ./prog -v", ""},
 		{"srun-l3cache-by-goshmem", clusterFlags{launcher: "srun"}, options{n: 4, mapBy: "node", bindTo: "l3cache"}, nil, false,
@@ -277,7 +277,7 @@ func TestClusterDryRun(t *testing.T) {
 	}
 	cache := os.Getenv("GOSHMEM_CACHE") // TestMain's, forwarded: each node reads its own files there
 	want := `launcher: mpirun
-command: ` + root + `mpirun --host n1:3,n2:1,n3:2 -np 5 --map-by node --bind-to none --tag-output -x GOSHMEM_CACHE -x SHMEM_DEBUG -x GOSHMEM_BIND_TO=auto /bin/echo 'a b'
+command: ` + root + `mpirun --host n1:3,n2:1,n3:2 -np 5 --map-by node --bind-to none -x GOSHMEM_CACHE -x SHMEM_DEBUG -x GOSHMEM_BIND_TO=auto /bin/echo 'a b'
 placement of 5 PEs on 3 hosts (by node):
   n1 (3 slots): 3 PEs: 0,3-4
   n2 (1 slot): 1 PEs: 1
@@ -407,64 +407,36 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 	}
 }
 
-// Through mpirun, lines of PEs on different nodes stay whole (mpirun relays pieces: without
-// untagging this job's lines came out cut into each other), each PE's in order, all of
-// them, also when the reader takes its first bytes only after the PEs ended; --tag-output
-// gives the one-node tag. The PEs are awk, whose stdout is written in blocks that end
-// mid-line.
-func TestMultinodeShmemrunWholeLines(t *testing.T) {
+// Through mpirun every byte of every PE reaches a reader that takes its first bytes 8 s
+// late, after the PEs ended (the PEs are awk, 4 on 2 nodes, 20 000 lines each). Lines
+// are not checked whole: mpirun relays output in pieces that may cut them (README, "Many
+// nodes"), so the bytes are counted.
+func TestMultinodeShmemrunSlowReader(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	shmemrun := filepath.Join(t.TempDir(), "shmemrun")
 	if b, err := exec.Command("go", "build", "-o", shmemrun, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	const lines = 20000
-	script := fmt.Sprintf(`BEGIN { for (i = 0; i < %d; i++) printf "rank %%s line %%d %%s\n", ENVIRON["OMPI_COMM_WORLD_RANK"], i, "%s" }`,
+	lineLen := len(fmt.Sprintf("rank 0 line 00000 %s\n", strings.Repeat("x", 90)))
+	script := fmt.Sprintf(`BEGIN { for (i = 0; i < %d; i++) printf "rank %%s line %%05d %%s\n", ENVIRON["OMPI_COMM_WORLD_RANK"], i, "%s" }`,
 		lines, strings.Repeat("x", 90))
-	for _, v := range []struct{ tag, slow bool }{{false, false}, {true, false}, {false, true}} {
-		tag := v.tag
-		args := []string{"--hosts", c.Nodes[0] + ":2," + c.Nodes[1] + ":2", "-n", "4", "--map-by", "node", "--timeout", "120s"}
-		if tag {
-			args = append(args, "--tag-output")
-		}
-		cmd := c.OnNode(c.Nodes[0], shmemrun, append(args, "awk", script)...)
-		cmd.Env = append(os.Environ(), c.LauncherEnv()...)
-		out := &slowWriter{}
-		if v.slow {
-			out.delay = 8 * time.Second // the job takes 2-3 s
-		}
-		cmd.Stdout = out
-		r, err := c.Run(cmd, 180*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.ExitCode != 0 {
-			t.Fatal(r)
-		}
-		next := make([]int, 4)
-		for _, l := range strings.Split(strings.TrimSuffix(out.b.String(), "\n"), "\n") {
-			var pe, rank, i int
-			body := l
-			if tag {
-				if _, err := fmt.Sscanf(l, "[PE %d] ", &pe); err != nil {
-					t.Fatalf("--tag-output: line %.120q without its tag", l)
-				}
-				body = strings.TrimPrefix(l, fmt.Sprintf("[PE %d] ", pe))
-			}
-			if _, err := fmt.Sscanf(body, "rank %d line %d ", &rank, &i); err != nil || rank < 0 || rank > 3 ||
-				body != fmt.Sprintf("rank %d line %d %s", rank, i, strings.Repeat("x", 90)) || tag && pe != rank {
-				t.Fatalf("tag %v: a mixed line: %.160q", tag, l)
-			}
-			if i != next[rank] {
-				t.Fatalf("tag %v: PE %d's line %d after line %d", tag, rank, i, next[rank]-1)
-			}
-			next[rank]++
-		}
-		for pe, n := range next {
-			if n != lines {
-				t.Errorf("tag %v slow %v: PE %d: %d lines, want %d", tag, v.slow, pe, n, lines)
-			}
-		}
+	cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--map-by", "node", "--timeout", "120s", "awk", script)
+	cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+	out := &slowWriter{delay: 8 * time.Second} // the job takes 2-3 s
+	cmd.Stdout = out
+	r, err := c.Run(cmd, 180*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 0 {
+		t.Fatal(r)
+	}
+	if want := 4 * lines * lineLen; out.b.Len() != want {
+		t.Errorf("%d bytes reached the slow reader, want %d", out.b.Len(), want)
+	}
+	if n := strings.Count(out.b.String(), "\n"); n != 4*lines {
+		t.Errorf("%d newlines, want %d", n, 4*lines)
 	}
 }
 
@@ -480,29 +452,4 @@ func (w *slowWriter) Write(p []byte) (int, error) {
 		time.Sleep(w.delay)
 	}
 	return w.b.Write(p)
-}
-
-// The launcher's output (less than a pipe holds) reaches a reader that takes its first
-// bytes 2 s late, after the launcher exited, whole (exec's copy with a WaitDelay lost it),
-// and a process the launcher left holding its stdout (an rsh agent after a SIGKILL) does
-// not keep shmemrun waiting (exec's copy without one waited for it).
-func TestRunLauncherDrains(t *testing.T) {
-	out := &slowWriter{delay: 2 * time.Second}
-	var errb bytes.Buffer
-	returned := make(chan int, 1)
-	go func() {
-		returned <- runLauncher(nil, []string{"sh", "-c", "seq 1 10000; (sleep 60 &); exit 3"}, 0, out, &errb)
-	}()
-	select {
-	case st := <-returned:
-		if st != 3 {
-			t.Errorf("status %d, want the launcher's 3 (stderr %q)", st, errb.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("runLauncher still waits 30 s after its launcher exited: a child holding its stdout keeps it")
-	}
-	lines := strings.Split(strings.TrimSuffix(out.b.String(), "\n"), "\n")
-	if len(lines) != 10000 || lines[0] != "1" || lines[9999] != "10000" {
-		t.Errorf("%d lines reached the slow reader, want 10000", len(lines))
-	}
 }

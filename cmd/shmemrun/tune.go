@@ -135,10 +135,9 @@ func runTuneCluster(c *clusterFlags, o options, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "shmemrun: %v\n", err)
 					return launch.StatusUsage
 				}
-				p.tagOutput = false // the timing job's lines are read here
 				env, argv := p.command()
 				var out bytes.Buffer
-				if status := p.run(append(env, extra...), argv, o.timeout, &out, stderr); status != 0 {
+				if status := runLauncher(append(env, extra...), argv, o.timeout, &out, stderr); status != 0 {
 					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d)\n", coll, a, status)
 					return max(status, 1)
 				}

@@ -93,7 +93,7 @@ func (r *relay) run() {
 			// The job is over: what the pipe holds now is the rest of the PEs' output
 			// (and perhaps some of their children's); read exactly that, blocking.
 			if left < 0 {
-				left = int64(Pending(r.f))
+				left = int64(pending(r.f))
 			}
 			r.f.SetReadDeadline(time.Time{})
 			continue
@@ -212,8 +212,8 @@ func (lw *lineWriter) put(b []byte) {
 	}
 }
 
-// Pending is how many bytes the pipe f holds unread (0 when it cannot be told).
-func Pending(f *os.File) int {
+// pending is how many bytes the pipe f holds (FIONREAD).
+func pending(f *os.File) int {
 	sc, err := f.SyscallConn()
 	if err != nil {
 		return 0
