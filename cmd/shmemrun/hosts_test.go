@@ -409,8 +409,8 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 
 // Through mpirun every byte of every PE reaches a reader that takes its first bytes 8 s
 // late, after the PEs ended (the PEs are awk, 4 on 2 nodes, 20 000 lines each). Lines
-// are not checked whole: mpirun relays output in pieces that may cut them (README, "Many
-// nodes"), so the bytes are counted.
+// are not checked whole: mpirun relays output in pieces that may cut them (README,
+// "Reliability", Output), so the bytes are counted.
 func TestMultinodeShmemrunSlowReader(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	shmemrun := filepath.Join(t.TempDir(), "shmemrun")
