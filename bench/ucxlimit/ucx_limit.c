@@ -20,7 +20,7 @@
  *   ucx_fetch_add      ucp_atomic_op_nbx(ADD, reply buffer), waited (atomic_fetch_add)
  *   ucx_compare_swap   ucp_atomic_op_nbx(CSWAP), waited             (atomic_compare_swap)
  *   ucx_put_bw 1 MiB   64 x ucp_put_nbx (same dst), worker flush   (put_bw, us per window)
- * and each again with _sleep appended (the target asleep between requests). Two more need
+ * and each again with _sleep appended (the target asleep between requests). Three more need
  * rank 1 to answer, polling its worker and a flag in its own buffer (the suites' waits):
  *   ucx_pingpong 8 B   put + flush, wait for the answer's put + flush  (pingpong)
  *   ucx_barrier        an active message to the other, whose handler raises its flag, then
