@@ -413,43 +413,18 @@ func TestMultinodeShmemrunPlacement(t *testing.T) {
 // "Reliability", Output), so the bytes are counted.
 func TestMultinodeShmemrunSlowReader(t *testing.T) {
 	c := fakenodes.Require(t, 2)
-	shmemrun := filepath.Join(t.TempDir(), "shmemrun")
-	if b, err := exec.Command("go", "build", "-o", shmemrun, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
-	}
+	shmemrun, _ := binaries(t)
 	const lines = 20000
 	lineLen := len(fmt.Sprintf("rank 0 line 00000 %s\n", strings.Repeat("x", 90)))
 	script := fmt.Sprintf(`BEGIN { for (i = 0; i < %d; i++) printf "rank %%s line %%05d %%s\n", ENVIRON["OMPI_COMM_WORLD_RANK"], i, "%s" }`,
 		lines, strings.Repeat("x", 90))
 	cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--map-by", "node", "--timeout", "120s", "awk", script)
 	cmd.Env = append(os.Environ(), c.LauncherEnv()...)
-	out := &slowWriter{delay: 8 * time.Second} // the job takes 2-3 s
-	cmd.Stdout = out
-	r, err := c.Run(cmd, 180*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	b := slowRead(t, cmd, 8*time.Second) // the job takes 2-3 s
+	if want := 4 * lines * lineLen; len(b) != want {
+		t.Errorf("%d bytes reached the slow reader, want %d", len(b), want)
 	}
-	if r.ExitCode != 0 {
-		t.Fatal(r)
-	}
-	if want := 4 * lines * lineLen; out.b.Len() != want {
-		t.Errorf("%d bytes reached the slow reader, want %d", out.b.Len(), want)
-	}
-	if n := strings.Count(out.b.String(), "\n"); n != 4*lines {
+	if n := bytes.Count(b, []byte("\n")); n != 4*lines {
 		t.Errorf("%d newlines, want %d", n, 4*lines)
 	}
-}
-
-// slowWriter keeps what it is written, the first Write after waiting delay: a reader that
-// looks late.
-type slowWriter struct {
-	b     bytes.Buffer
-	delay time.Duration
-}
-
-func (w *slowWriter) Write(p []byte) (int, error) {
-	if w.b.Len() == 0 {
-		time.Sleep(w.delay)
-	}
-	return w.b.Write(p)
 }

@@ -302,12 +302,12 @@ func TestStdinToPE0(t *testing.T) {
 // (issue 13.1: the relay gave up 2 s after the last PE exited, status 0, lines lost).
 func TestSlowReaderGetsEverything(t *testing.T) {
 	run, prog := binaries(t)
-	slowRead(t, exec.Command(run, "-n", "2", prog, "lines"))
+	checkLines(t, slowRead(t, exec.Command(run, "-n", "2", prog, "lines"), 3500*time.Millisecond))
 }
 
-// slowRead starts cmd, reads its stdout only after 3.5 s, and checks that every line of
-// the "lines" mode arrived and that the job ended with status 0.
-func slowRead(t *testing.T, cmd *exec.Cmd) {
+// slowRead starts cmd, reads its stdout only after delay (the PEs are done long before),
+// checks that the job ended with status 0, and returns what it read.
+func slowRead(t *testing.T, cmd *exec.Cmd, delay time.Duration) []byte {
 	t.Helper()
 	r, err := cmd.StdoutPipe()
 	if err != nil {
@@ -325,7 +325,7 @@ func slowRead(t *testing.T, cmd *exec.Cmd) {
 			cmd.Process.Kill() // the test fails below, instead of hanging
 		}
 	}()
-	time.Sleep(3500 * time.Millisecond) // the PEs are done long before
+	time.Sleep(delay)
 	b, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
@@ -334,6 +334,12 @@ func slowRead(t *testing.T, cmd *exec.Cmd) {
 	if st := cmd.ProcessState.ExitCode(); st != 0 {
 		t.Fatalf("status %d", st)
 	}
+	return b
+}
+
+// checkLines checks that every line of testprog's "lines" mode, 2 PEs, arrived.
+func checkLines(t *testing.T, b []byte) {
+	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) != 2400 {
 		t.Fatalf("%d lines delivered, want 2400", len(lines))
@@ -390,7 +396,7 @@ func TestChildDoesNotHoldJob(t *testing.T) {
 	run, prog := binaries(t)
 	dir := t.TempDir()
 	start := time.Now()
-	slowRead(t, exec.Command(run, "-n", "2", prog, "-pids", dir, "child"))
+	checkLines(t, slowRead(t, exec.Command(run, "-n", "2", prog, "-pids", dir, "child"), 3500*time.Millisecond))
 	if b, err := os.ReadFile(filepath.Join(dir, "child")); err == nil {
 		if pid, _ := strconv.Atoi(string(b)); pid > 0 {
 			if gone(pid) {
