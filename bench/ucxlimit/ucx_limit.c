@@ -178,6 +178,14 @@ static void await_flag(size_t off, uint64_t v)
         ucp_worker_progress(worker);
 }
 
+/* await_in_mode is await_flag on rank 1, which also leaves when rank 0 changes the mode. */
+static void await_in_mode(size_t off, uint64_t v, uint64_t m)
+{
+    volatile uint64_t *mode = (volatile uint64_t *)(buf + OFF_MODE);
+    while (*mode == m && __atomic_load_n((uint64_t *)(buf + off), __ATOMIC_ACQUIRE) < v)
+        ucp_worker_progress(worker);
+}
+
 static void put_seq(size_t off_dst)
 {
     *(uint64_t *)(buf + OFF_SEQ) = seq;
@@ -524,31 +532,19 @@ int main(int argc, char **argv)
                 }
                 continue;
             }
-            if (m == MODE_BARRIER) {
+            if (m == MODE_BARRIER || m == MODE_BCAST) {
                 /* A barrier: send round seq+1's message at once, then wait for rank 0's; the
-                 * round after the last one is sent too (its message is never awaited: this
-                 * row is the last). */
-                while (*mode == m) {
-                    raise_other();
-                    seq++;
-                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < seq)
-                        ucp_worker_progress(worker);
-                }
-                continue;
-            }
-            if (m == MODE_BCAST) {
-                /* Barrier round seq+1 (this side's message, then rank 0's), then the
-                 * broadcast's message; rank 0 completes the barrier after the last one
-                 * before it changes the mode. */
+                 * round after the last one is sent too (MODE_BARRIER: its message is never
+                 * awaited, this row is the last; MODE_BCAST: rank 0 completes it before it
+                 * changes the mode). In MODE_BCAST each round is followed by the broadcast's
+                 * message. */
                 uint64_t taken = *(volatile uint64_t *)(buf + OFF_BCAST);
                 while (*mode == m) {
                     raise_other();
                     seq++;
-                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_PING), __ATOMIC_ACQUIRE) < seq)
-                        ucp_worker_progress(worker);
-                    taken++;
-                    while (*mode == m && __atomic_load_n((uint64_t *)(buf + OFF_BCAST), __ATOMIC_ACQUIRE) < taken)
-                        ucp_worker_progress(worker);
+                    await_in_mode(OFF_PING, seq, m);
+                    if (m == MODE_BCAST)
+                        await_in_mode(OFF_BCAST, ++taken, m);
                 }
                 continue;
             }
