@@ -370,12 +370,28 @@ const tieMargin = 0.10
 
 // smoothMargin: how much slower than the best a neighbours' algorithm may be at a size to
 // take it over (see TableFromTimings); the bar for auto is 1.15x of the best.
-const smoothMargin = 1.10
+// smoothModelMargin replaces it where the model chose the neighbours' algorithm too: three
+// witnesses against one timing. A Zen 5 VM's --tune put a 2-PE reduction of 256 B on
+// direct alone (0.571 against linear's 0.661 µs, 1.16x), between linear sizes and against
+// the model; the next runs timed direct there at 0.86 and linear at 0.48.
+const (
+	smoothMargin      = 1.10
+	smoothModelMargin = 1.25
+)
 
 // TableFromTimings is the table the timings say: per collective and size, the fastest
 // algorithm; consecutive sizes with one winner become one rule. Every algorithm timed
 // at a size competes; a collective's rules cover the sizes timed and every smaller one.
-func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
+//
+// prefer (nil: none) is the cost model's choice at a size. Where it is within tieMargin
+// of the fastest, it wins: the timings cannot tell the two apart, and the model knows the
+// algorithms' structure (at 2 PEs, direct reduces both halves at once where linear
+// copies the result after), which holds in every placement mode of a VM while one --tune
+// sees one. On a Zen 5 VM a table tuned in one mode kept linear for 2-PE reductions of
+// 64 KiB and 1 MiB by ties (1.82 against 1.81 µs, 39.8 against 36.7); in the next
+// session's mode direct was 1.17 and 1.29x faster there. Otherwise the simpler algorithm
+// keeps a tie.
+func TableFromTimings(machine string, l Layout, ts []Timing, prefer func(Collective, int64) Algorithm) *Table {
 	t := &Table{Machine: machine, Layout: l}
 	for _, c := range Collectives {
 		bySize := map[int64]map[Algorithm]float64{}
@@ -397,8 +413,9 @@ func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
 		}
 		slices.Sort(sizes)
 		// The winner per size, then smoothed: a size whose winner differs from both
-		// neighbours', which agree, takes theirs when it is within smoothMargin of the
-		// best there (one noisy sample should not split a range in three).
+		// neighbours', which agree, takes theirs when it is within smoothMargin (or
+		// smoothModelMargin) of the best there (one noisy sample should not split a range
+		// in three).
 		wins := make([]Algorithm, len(sizes))
 		for i, s := range sizes {
 			var note []string
@@ -413,6 +430,17 @@ func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
 					wins[i], bestUS = a, us
 				}
 			}
+			best := bySize[s][wins[i]]
+			for _, us := range bySize[s] {
+				best = min(best, us)
+			}
+			if prefer != nil {
+				p := prefer(c, s)
+				if us, ok := bySize[s][p]; ok && us <= best*(1+tieMargin) {
+					wins[i] = p
+				}
+				note = append(note, "(model: "+string(p)+")")
+			}
 			if c == Barrier {
 				t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", c, strings.Join(note, " ")))
 			} else {
@@ -426,7 +454,11 @@ func TableFromTimings(machine string, l Layout, ts []Timing) *Table {
 		for i := 1; i+1 < len(sizes); i++ {
 			nb := wins[i-1]
 			if wins[i] != nb && wins[i+1] == nb {
-				if us, ok := bySize[sizes[i]][nb]; ok && us <= bySize[sizes[i]][wins[i]]*smoothMargin {
+				margin := smoothMargin
+				if prefer != nil && prefer(c, sizes[i]) == nb {
+					margin = smoothModelMargin
+				}
+				if us, ok := bySize[sizes[i]][nb]; ok && us <= bySize[sizes[i]][wins[i]]*margin {
 					wins[i] = nb
 				}
 			}

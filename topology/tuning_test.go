@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ func TestTableFromTimings(t *testing.T) {
 		{AllToAll, 16, AlgDirect, 3}, {AllToAll, 16, AlgPairwise, 1},
 		{AllToAll, 32, AlgDirect, 1}, {AllToAll, 32, AlgPairwise, 2},
 	}
-	tb := TableFromTimings("M", l0, ts)
+	tb := TableFromTimings("M", l0, ts, nil)
 	want := []Rule{
 		{Barrier, 0, anySize, AlgLinear},
 		{Bcast, 0, 512, AlgLinear}, {Bcast, 4096, 32768, AlgTree},
@@ -188,6 +189,62 @@ func TestTableFromTimings(t *testing.T) {
 	}
 	if _, err := ParseTable("x", FormatTable(tb)); err != nil {
 		t.Errorf("its own table does not parse: %v", err)
+	}
+}
+
+// TestTableFromTimingsPrefer: where the model's choice is within the tie margin of the
+// fastest it wins, whichever is simpler; a clear win against it stays; a lone size against
+// neighbours and model is smoothed within the wider margin; and each note says what the
+// model chose.
+func TestTableFromTimingsPrefer(t *testing.T) {
+	ts := []Timing{
+		// 8: direct within 10% of linear, the faster: the model's direct wins
+		{Reduce, 8, AlgLinear, 1.0}, {Reduce, 8, AlgDirect, 1.08},
+		// 64: linear faster by 30%: a clear win over the model's direct, kept between
+		// direct sizes (beyond smoothModelMargin)
+		{Reduce, 64, AlgLinear, 1.0}, {Reduce, 64, AlgDirect, 1.3},
+		// 512: direct, the model's, also the fastest
+		{Reduce, 512, AlgLinear, 2.0}, {Reduce, 512, AlgDirect, 1.0},
+		// fcollect: ring alone at 64, 1.2x faster, between linear sizes that the model
+		// also chose: smoothed to linear (1.25x allowed); at 512, 1.3x faster: kept
+		{FCollect, 8, AlgLinear, 1}, {FCollect, 8, AlgRing, 2},
+		{FCollect, 64, AlgLinear, 1.2}, {FCollect, 64, AlgRing, 1},
+		{FCollect, 128, AlgLinear, 1}, {FCollect, 128, AlgRing, 2},
+		{FCollect, 512, AlgLinear, 1.3}, {FCollect, 512, AlgRing, 1},
+		{FCollect, 1024, AlgLinear, 1}, {FCollect, 1024, AlgRing, 2},
+		// barrier: the model's dissem ties linear; alltoall: the model's pairwise ties direct
+		{Barrier, 8, AlgLinear, 0.30}, {Barrier, 8, AlgTree, 0.2}, {Barrier, 8, AlgDissem, 0.21},
+		{AllToAll, 8, AlgDirect, 1}, {AllToAll, 8, AlgPairwise, 1.05},
+	}
+	prefer := func(c Collective, size int64) Algorithm {
+		switch c {
+		case Barrier:
+			return AlgDissem
+		case AllToAll:
+			return AlgPairwise
+		case FCollect:
+			return AlgLinear
+		}
+		return AlgDirect
+	}
+	tb := TableFromTimings("M", l0, ts, prefer)
+	want := []Rule{
+		{Barrier, 0, anySize, AlgDissem},
+		{Reduce, 0, 8, AlgDirect}, {Reduce, 64, 64, AlgLinear}, {Reduce, 512, 512, AlgDirect},
+		{FCollect, 0, 128, AlgLinear}, {FCollect, 512, 512, AlgRing}, {FCollect, 1024, 1024, AlgLinear},
+		{AllToAll, 0, 8, AlgPairwise},
+	}
+	if !slices.Equal(tb.Rules, want) {
+		t.Errorf("rules %+v, want %+v", tb.Rules, want)
+	}
+	for _, n := range tb.Notes {
+		if _, m, ok := strings.Cut(n, "(model: "); !ok || !strings.HasSuffix(m, ")") {
+			t.Errorf("note %q does not say the model's choice", n)
+		}
+	}
+	// Without a model the simpler algorithm keeps the 8-byte tie.
+	if a, _ := TableFromTimings("M", l0, ts, nil).Lookup(Reduce, 8); a != AlgLinear {
+		t.Errorf("no model: reduce 8 B is %s, want linear", a)
 	}
 }
 

@@ -80,7 +80,18 @@ func runTune(o options, t *topology.Topology, bs []topology.Binding, stdout, std
 			}
 		}
 	}
-	tbl := topology.TableFromTimings(machine, layout, medianTimings(got))
+	// Ties go to the model of the jobs this table will steer: the cached (or just
+	// calibrated) one, over these PEs' places.
+	model := topology.DefaultCostModel()
+	if m := jobModel(t, stderr); m.text != nil {
+		model = m.file.Model
+	}
+	places := topology.PlaceMap(bs)
+	prefer := func(c topology.Collective, size int64) topology.Algorithm {
+		a, _ := topology.ChooseTuned(c, places, int(size), model, nil)
+		return a
+	}
+	tbl := topology.TableFromTimings(machine, layout, medianTimings(got), prefer)
 	return writeTable(tbl, fmt.Sprintf("%d PEs", o.n), t0, stdout, stderr)
 }
 
@@ -162,7 +173,9 @@ func runTuneCluster(c *clusterFlags, o options, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	tbl := topology.TableFromTimings(machine, layout, medianTimings(got))
+	// No model breaks ties here: the table steers each node's phase, over places on the
+	// nodes that this launcher does not see; the simpler algorithm keeps a tie.
+	tbl := topology.TableFromTimings(machine, layout, medianTimings(got), nil)
 	if len(lats) > 0 {
 		tbl.Net = topology.NetLevel{Lat: time.Duration(median(lats)), BW: int64(median(bws))}
 	}
