@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -415,6 +416,37 @@ func TestAcrossNodesDebugCounts(t *testing.T) {
 	}
 	t.Setenv("SHMEM_DEBUG", "1")
 	jobFails(t, buildTestprog(t, true), "reducecounts", "SHMEM_DEBUG: PEs passed different element counts: PE 0 passed 4, PE 1 passed 3")
+}
+
+// A SHMEM_DEBUG hang report across nodes says only what its node sees: its own PEs' waits
+// and which of them have not arrived, and the other nodes by name (each node's first PE
+// that waits as long reports its own; the PEs are numbered round-robin over the nodes).
+func TestAcrossNodesDebugHang(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	n := 4
+	if m, err := strconv.Atoi(os.Getenv("GOSHMEM_TEST_MAXPES")); err == nil && m < 4 {
+		n = 2
+	}
+	t.Setenv("SHMEM_DEBUG", "1")
+	t.Setenv("SHMEM_DEBUG_TIMEOUT", "3")
+	r := shmemtest.LaunchProg(t, n, buildTestprog(t, true), "barrier") // the last PE sleeps
+	out := r.Stdout + r.Stderr
+	// The first node's report (by PE 0 or 2) names the second node's PEs.
+	want := []string{"every member on this node has arrived", "PE 1 on ", "another node; a PE of it that waits as long reports it"}
+	if n == 4 { // PEs 1 and 3 share the second node: PE 1 reports PE 3
+		want = append(want, "PEs 1, 3 on ", "SHMEM_DEBUG: PE 1 on ", "not arrived on this node: PE 3", "running outside the library's waits", "PEs 0, 2 on ")
+	}
+	for _, w := range want {
+		if r.Status != 1 || !strings.Contains(out, w) {
+			t.Fatalf("status %d, want 1 and %q\n%s", r.Status, w, out)
+		}
+	}
+	if strings.Contains(out, "not started") {
+		t.Errorf("a PE of another node reported as not started:\n%s", out)
+	}
 }
 
 // The network phases of reductions, broadcasts and collects are chosen by PE 0's network model or

@@ -3,6 +3,7 @@ package rt
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,11 +41,19 @@ func debugHang(slot *shm.Slot) {
 		return
 	}
 	if !atomic.CompareAndSwapUint32(&hdr.HangReported, 0, 1) {
-		return // another PE reports; its GlobalExit ends this one
+		return // another PE of my node reports; its GlobalExit ends this one
 	}
 	fmt.Fprint(os.Stderr, hangReport(me, time.Now()))
+	if multiNode {
+		// My node sees only its own PEs: give the other nodes' waiting PEs, which reach
+		// their limit at about the same moment, time to report theirs before the job ends.
+		time.Sleep(hangGrace)
+	}
 	GlobalExit(1)
 }
+
+// hangGrace is how long a hang report across nodes waits for the other nodes' reports.
+const hangGrace = 2 * time.Second
 
 // hangReport is the report of PE pe's hang.
 func hangReport(pe int, now time.Time) string {
@@ -55,15 +64,25 @@ func hangReport(pe int, now time.Time) string {
 	var missing []int
 	if tryReadRecord(&s.Coll, &r) && r.Active == 1 {
 		where = RecordString(&r)
-		missing = NotArrived(obj, &r, func(int) bool { return false })
+		// Only my node's slots are in my mapping: its members elsewhere are not judged.
+		missing = slices.DeleteFunc(NotArrived(obj, &r, func(int) bool { return false }), func(q int) bool { return !local(q) })
 	}
-	fmt.Fprintf(&b, "shmem: SHMEM_DEBUG: PE %d has waited %v in %s", pe, waited(s, now), where)
-	if len(missing) > 0 {
+	fmt.Fprintf(&b, "shmem: SHMEM_DEBUG: PE %d", pe)
+	if multiNode {
+		fmt.Fprintf(&b, " on %s", Host(pe))
+	}
+	fmt.Fprintf(&b, " has waited %v in %s", waited(s, now), where)
+	switch {
+	case len(missing) > 0 && multiNode:
+		fmt.Fprintf(&b, "; not arrived on this node: %s", peList(missing))
+	case len(missing) > 0:
 		fmt.Fprintf(&b, "; not arrived: %s", peList(missing))
+	case multiNode:
+		b.WriteString("; every member on this node has arrived")
 	}
 	b.WriteString("\n")
 	const most = 64 // lines: a big job's report names the absent first
-	order := append(missing, allPEsBut(missing, npes)...)
+	order := slices.DeleteFunc(append(missing, allPEsBut(missing, npes)...), func(q int) bool { return !local(q) })
 	for i, q := range order {
 		if i == most {
 			fmt.Fprintf(&b, "  ... and %d more PEs\n", len(order)-most)
@@ -71,8 +90,69 @@ func hangReport(pe int, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "  PE %d (pid %d): %s\n", q, atomic.LoadInt32(&obj.Slot(q).Pid), PEActivity(obj, q, now))
 	}
+	if multiNode {
+		nodes := otherNodes()
+		for i, h := range nodes {
+			if i == most {
+				fmt.Fprintf(&b, "  ... and %d more nodes\n", len(nodes)-most)
+				break
+			}
+			fmt.Fprintf(&b, "  %s on %s: another node; a PE of it that waits as long reports it\n", peRanges(h.pes), h.host)
+		}
+	}
 	fmt.Fprintf(&b, "shmem: SHMEM_DEBUG: ending the job: a wait passed SHMEM_DEBUG_TIMEOUT=%d seconds (0: no limit)\n", int(hangAfter/time.Second))
 	return b.String()
+}
+
+// otherNodes lists the other nodes of the job, each with its PEs, in the order of their
+// lowest PE.
+func otherNodes() []nodeList {
+	var out []nodeList
+	at := map[int32]int{}
+	for pe := range npes {
+		if local(pe) {
+			continue
+		}
+		i, ok := at[nodeOf[pe]]
+		if !ok {
+			i = len(out)
+			at[nodeOf[pe]] = i
+			out = append(out, nodeList{host: Host(pe)})
+		}
+		out[i].pes = append(out[i].pes, pe)
+	}
+	return out
+}
+
+type nodeList struct {
+	host string
+	pes  []int
+}
+
+// peRanges is peList with runs of consecutive PEs as ranges ("PEs 4-7, 12"), at most 16
+// of them named.
+func peRanges(pes []int) string {
+	var parts []string
+	for i := 0; i < len(pes); {
+		j := i
+		for j+1 < len(pes) && pes[j+1] == pes[j]+1 {
+			j++
+		}
+		if len(parts) == 16 {
+			parts = append(parts, fmt.Sprintf("... (%d PEs in all)", len(pes)))
+			break
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", pes[i], pes[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(pes[i]))
+		}
+		i = j + 1
+	}
+	if len(pes) == 1 {
+		return "PE " + parts[0]
+	}
+	return "PEs " + strings.Join(parts, ", ")
 }
 
 func allPEsBut(skip []int, n int) []int {

@@ -273,6 +273,7 @@ func lostPE(pe int, why string) {
 	if finalizing.Load() {
 		return
 	}
+	quietIfTimedOut()
 	lostOnce.Do(func() { // the wait and the progress goroutine may both notice
 		exitNoticed()
 		msg := fmt.Sprintf("goshmem: PE %d on %s ended before shmem_finalize (%s); PE %d on %s ends the job", pe, Host(pe), why, me, Host(me))
@@ -288,6 +289,7 @@ func lostPE(pe int, why string) {
 // noticed (a signal sent at once, for immediate completion, fails with the endpoint's
 // error).
 func netFail(who string, pe int, err error) {
+	quietIfTimedOut()
 	exitNoticed()
 	engine.Check()
 	msg := fmt.Sprintf("%s on PE %d on %s: %v", who, me, Host(me), err) // quiet, fence: to any PE

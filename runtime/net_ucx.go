@@ -241,6 +241,7 @@ func netStart() error {
 	if nodeOf == nil {
 		return nil // not started by a PMIx launcher
 	}
+	startTimeoutReport()
 	if !multiNode {
 		engine = &ucxEngine{} // PMIx only: Abort and Finalize
 		return nil

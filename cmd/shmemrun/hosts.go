@@ -247,6 +247,7 @@ type clusterPlan struct {
 	oversubscribe  bool
 	tagOutput      bool
 	reportBindings bool
+	timeoutReport  bool // --timeout: the PEs report their state when it expires (GOSHMEM_TIMEOUT_REPORT)
 	root           bool
 	forward        []string // KEY=VALUE of the caller's environment to forward
 	prog           string
@@ -302,7 +303,7 @@ func forwardedEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == rt.EnvFD || k == rt.EnvPE || k == "GOSHMEM_BIND_TO" || k == "GOSHMEM_MAP_BY" || k == "GOSHMEM_CPU_LIST" || k == "GOSHMEM_REPORT_BINDINGS" ||
+		if !ok || k == rt.EnvFD || k == rt.EnvPE || k == "GOSHMEM_BIND_TO" || k == "GOSHMEM_MAP_BY" || k == "GOSHMEM_CPU_LIST" || k == "GOSHMEM_REPORT_BINDINGS" || k == "GOSHMEM_TIMEOUT_REPORT" ||
 			k == rt.EnvModel || k == rt.EnvModelFile || k == rt.EnvTable || k == rt.EnvTableFile {
 			continue
 		}
@@ -317,6 +318,9 @@ func forwardedEnv(environ []string) []string {
 // command is the launcher's environment additions and argument vector.
 func (p *clusterPlan) command() (env, argv []string) {
 	place := p.goshmemPlacement()
+	if p.timeoutReport {
+		place = append(place, "GOSHMEM_TIMEOUT_REPORT=1")
+	}
 	if p.launcher == "srun" {
 		// --kill-on-bad-exit: a PE that fails ends the job, as under mpirun. srun's default
 		// (a site's KillOnBadExit, usually 0) lets the others run on, and a PE that fails
@@ -509,7 +513,7 @@ func planCluster(c *clusterFlags, o options, prog string, args []string, getenv 
 		return nil, nil, fmt.Errorf("--topology describes one machine: not with --hosts or --launcher")
 	}
 	p := &clusterPlan{launcher: l, n: o.n, bindTo: o.bindTo, cpuList: o.cpuList, oversubscribe: o.oversubscribe,
-		tagOutput: o.tagOutput, reportBindings: o.reportBindings, root: root, prog: prog, args: args}
+		tagOutput: o.tagOutput, reportBindings: o.reportBindings, timeoutReport: o.timeout > 0, root: root, prog: prog, args: args}
 	switch o.mapBy {
 	case "node":
 		p.byNode = true
@@ -631,7 +635,7 @@ func runCluster(c *clusterFlags, o options, rest []string, stdout, stderr io.Wri
 		defer os.Remove(p.hostfile)
 	}
 	env, argv := p.command()
-	return runLauncher(env, argv, o.timeout, stdout, stderr)
+	return runLauncher(env, argv, o.timeout, p.timeoutReport, stdout, stderr)
 }
 
 // checkUCXBuild refuses a goshmem Go program built without the many-node engine: started
@@ -680,10 +684,15 @@ func buildUCX(dir string, stderr io.Writer) (string, func(), error) {
 	return out, cleanup, nil
 }
 
+// reportWait is how long the PEs' timeout reports get before the job ends.
+const reportWait = time.Second
+
 // runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it, and returns
 // its status (128+signal when it was killed; 124 after the timeout, when it gets SIGTERM
-// and, 5 s later, SIGKILL).
-func runLauncher(env, argv []string, timeout time.Duration, stdout, stderr io.Writer) int {
+// and, 5 s later, SIGKILL). With report, the timeout first sends SIGUSR2, which mpirun and
+// srun pass to every PE: the PEs (GOSHMEM_TIMEOUT_REPORT) say what they are doing, and
+// reportWait later the job is ended.
+func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout, stderr io.Writer) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "shmemrun: %s not found in PATH\n", argv[0])
@@ -713,9 +722,18 @@ func runLauncher(env, argv []string, timeout time.Duration, stdout, stderr io.Wr
 			continue
 		case <-expired:
 			timedOut = true
-			fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: ending the job\n", timeout)
-			cmd.Process.Signal(syscall.SIGTERM)
 			expired = nil
+			if report {
+				fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: the PEs say what they are doing, then the job ends\n", timeout)
+				cmd.Process.Signal(syscall.SIGUSR2)
+				select {
+				case <-done:
+				case <-time.After(reportWait):
+				}
+			} else {
+				fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: ending the job\n", timeout)
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
 			go func() {
 				select {
 				case <-done:

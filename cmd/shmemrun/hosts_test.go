@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -223,6 +224,10 @@ func TestClusterCommand(t *testing.T) {
 			"mpirun --host a:4,b:4 -np 6 --map-by node --bind-to l3cache -x SHMEM_SYMMETRIC_SIZE ./prog -v", ""},
 		{"mpirun-goshmem-places", clusterFlags{hosts: "a:4,b:4"}, options{n: 8, mapBy: "numa", cpuList: "0-3", bindTo: "core", oversubscribe: true, reportBindings: true}, nil, false,
 			"mpirun --host a:4,b:4 -np 8 --map-by slot --bind-to none --oversubscribe -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=core -x GOSHMEM_MAP_BY=numa -x GOSHMEM_CPU_LIST=0-3 -x GOSHMEM_REPORT_BINDINGS=1 ./prog -v", ""},
+		{"mpirun-timeout", clusterFlags{hosts: "a:2,b:2"}, options{n: 4, bindTo: "core", timeout: time.Minute}, nil, false,
+			"mpirun --host a:2,b:2 -np 4 --map-by slot --bind-to core -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_TIMEOUT_REPORT=1 ./prog -v", ""},
+		{"srun-timeout", clusterFlags{launcher: "srun"}, options{n: 4, timeout: time.Minute}, nil, false,
+			"GOSHMEM_BIND_TO=auto GOSHMEM_TIMEOUT_REPORT=1 srun --mpi=pmix --kill-on-bad-exit=1 -n 4 --cpu-bind=none --export=ALL ./prog -v", ""},
 		{"mpirun-no-hosts", clusterFlags{launcher: "mpirun"}, options{n: 2}, nil, false,
 			"mpirun -np 2 --map-by slot --bind-to none -x SHMEM_SYMMETRIC_SIZE -x GOSHMEM_BIND_TO=auto ./prog -v", ""},
 		{"srun-in-allocation", clusterFlags{hosts: "a:2,b:2"}, options{bindTo: "core", tagOutput: true}, map[string]string{"SLURM_JOB_ID": "7"}, true,
@@ -426,5 +431,67 @@ func TestMultinodeShmemrunSlowReader(t *testing.T) {
 	}
 	if n := bytes.Count(b, []byte("\n")); n != 4*lines {
 		t.Errorf("%d newlines, want %d", n, 4*lines)
+	}
+}
+
+// shmemrun --hosts --timeout: when the timeout expires each node reports what its PEs are
+// doing (waiting where and how long, running outside the library, stopped by a signal),
+// and the job's ending is not reported as PEs that failed.
+func TestMultinodeShmemrunTimeoutReport(t *testing.T) {
+	c := fakenodes.Require(t, 2)
+	shmemrun, _ := binaries(t)
+	prog := slurmTestprog(t)
+	for _, stop := range []bool{false, true} {
+		name, last := "sleeping PE", "running outside the library's waits"
+		if stop {
+			name, last = "stopped PE", "stopped by a signal"
+		}
+		t.Run(name, func(t *testing.T) {
+			pids := t.TempDir()
+			// The last PE sleeps outside the barrier the others wait in (testprog barrier).
+			cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "8s", prog, "-pids", pids, "barrier")
+			cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			p := waitPIDs(t, pids, 4)
+			if stop {
+				syscall.Kill(p[3], syscall.SIGSTOP)
+			}
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				syscall.Kill(p[3], syscall.SIGKILL)
+				t.Fatalf("the job did not end:\n%s", out.String())
+			}
+			if s := cmd.ProcessState.ExitCode(); s != launch.StatusTimeout {
+				t.Errorf("status %d, want %d", s, launch.StatusTimeout)
+			}
+			got := out.String()
+			for pe := range 4 {
+				host := c.Nodes[pe/2]
+				want := fmt.Sprintf("goshmem: PE %d on %s (pid %d): waiting in ", pe, host, p[pe])
+				if pe == 3 {
+					want = fmt.Sprintf("goshmem: PE %d on %s (pid %d): %s\n", pe, host, p[pe], last)
+				}
+				if !strings.Contains(got, want) {
+					t.Errorf("no %q in\n%s", want, got)
+				}
+			}
+			if strings.Contains(got, "ended before shmem_finalize") {
+				t.Errorf("the job's ending was reported as a failed PE:\n%s", got)
+			}
+			for _, pid := range p {
+				if !gone(pid) {
+					t.Errorf("pid %d is left behind", pid)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
 	}
 }

@@ -176,7 +176,7 @@ func TestMultinodeSlurmFailingPE(t *testing.T) {
 			}
 			r := runSlurm(t, s, argv[0], argv[1:]...)
 			out := r.Stdout + r.Stderr
-			if r.ExitCode == launch.StatusTimeout || strings.Contains(out, "expired: ending the job") {
+			if r.ExitCode == launch.StatusTimeout || strings.Contains(out, "--timeout 50s expired") {
 				t.Fatalf("the job ended only at shmemrun's --timeout\n%v", r)
 			}
 			for _, w := range c.want {
@@ -193,5 +193,27 @@ func TestMultinodeSlurmFailingPE(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// shmemrun --timeout through srun: srun passes SIGUSR2 on, and each node reports its PEs
+// (TestMultinodeShmemrunTimeoutReport is the same through mpirun).
+func TestMultinodeSlurmTimeoutReport(t *testing.T) {
+	s := fakenodes.RequireSlurm(t, 2)
+	shmemrun, _ := binaries(t)
+	pids := t.TempDir()
+	r := runSlurm(t, s, "salloc", "-N2", "-n4", shmemrun, "--hosts", "gsn1:2,gsn2:2", "--timeout", "8s", slurmTestprog(t), "-pids", pids, "barrier")
+	out := r.Stdout + r.Stderr
+	if r.ExitCode != launch.StatusTimeout {
+		t.Errorf("status %d, want %d\n%v", r.ExitCode, launch.StatusTimeout, r)
+	}
+	for pe := range 4 {
+		want := fmt.Sprintf("goshmem: PE %d on gsn%d (pid ", pe, pe/2+1)
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q\n%v", want, r)
+		}
+	}
+	if !strings.Contains(out, "): running outside the library's waits") || strings.Contains(out, "ended before shmem_finalize") {
+		t.Errorf("want the last PE running outside the library and no PE reported failed\n%v", r)
 	}
 }

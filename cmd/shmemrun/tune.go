@@ -148,7 +148,7 @@ func runTuneCluster(c *clusterFlags, o options, stdout, stderr io.Writer) int {
 				}
 				env, argv := p.command()
 				var out bytes.Buffer
-				if status := runLauncher(append(env, extra...), argv, o.timeout, &out, stderr); status != 0 {
+				if status := runLauncher(append(env, extra...), argv, o.timeout, false, &out, stderr); status != 0 {
 					fmt.Fprintf(stderr, "shmemrun: --tune: the timing job of %s %s failed (status %d)\n", coll, a, status)
 					return max(status, 1)
 				}

@@ -88,7 +88,8 @@ type Header struct {
 	JobBell       uint32 // futex word the launcher sleeps on; bumped on exit requests
 	Abort         uint32 // set by the launcher while it tears the job down
 	HangReported  uint32 // SHMEM_DEBUG: 0 -> 1 by the one PE that reports a hang
-	_             [64 - 20]byte
+	TimeoutReport uint32 // across nodes: 1 once the launcher's timeout report reached a PE of the node
+	_             [64 - 24]byte
 }
 
 // Slot is a PE's record in the control block.
