@@ -44,6 +44,7 @@ func netAttach() (*shm.Object, int, error) {
 	sort.Ints(job.LocalPeers)
 	leader := job.LocalPeers[0]
 	host, _ := os.Hostname()
+	startTimeoutReport(me, host)
 	if err := ucx.Publish(keyHost, []byte(host)); err != nil {
 		return nil, 0, err
 	}
@@ -241,7 +242,7 @@ func netStart() error {
 	if nodeOf == nil {
 		return nil // not started by a PMIx launcher
 	}
-	startTimeoutReport()
+	nodeJoined.Store(true) // the node's object and PEs are set: timeout reports cover them
 	if !multiNode {
 		engine = &ucxEngine{} // PMIx only: Abort and Finalize
 		return nil

@@ -19,22 +19,32 @@ import (
 // failed PE to report.
 
 // timeoutReport is GOSHMEM_TIMEOUT_REPORT; endingByTimeout is set once the launcher's
-// timeout report was asked for.
+// timeout report was asked for; nodeJoined once the node's object and PEs are known (until
+// then a PE is in shmem_init's start-up exchange and reports only itself).
 var (
 	timeoutReport   bool
 	endingByTimeout atomic.Bool
+	nodeJoined      atomic.Bool
 )
 
-// startTimeoutReport serves SIGUSR2 when the launcher asked for it.
-func startTimeoutReport() {
+// startTimeoutReport serves SIGUSR2 when the launcher asked for it, from the start of
+// shmem_init on (PE pe on host): a PE that never reaches it says nothing (Go ignores
+// SIGUSR2 unless asked for it).
+func startTimeoutReport(pe int, host string) {
 	if timeoutReport = conf.Bool("GOSHMEM_TIMEOUT_REPORT"); !timeoutReport {
 		return
 	}
+	t0 := time.Now()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR2)
 	go func() {
 		for range sig {
 			endingByTimeout.Store(true)
+			if !nodeJoined.Load() {
+				fmt.Fprintf(os.Stderr, "goshmem: PE %d on %s (pid %d): in shmem_init for %v, whose start-up exchange waits for every PE of the job\n",
+					pe, host, os.Getpid(), time.Since(t0).Round(time.Millisecond))
+				continue
+			}
 			atomic.StoreUint32(&hdr.TimeoutReport, 1)
 			if nodeReporter() == me {
 				os.Stderr.WriteString(nodeReport(time.Now()))
@@ -73,7 +83,7 @@ func nodeReport(now time.Time) string {
 // --kill-on-bad-exit ends a really lost PE's peers within 20 ms, and their message with
 // them.
 func quietIfTimedOut() {
-	if !timeoutReport || !endingByTimeout.Load() && atomic.LoadUint32(&hdr.TimeoutReport) == 0 {
+	if !timeoutReport || !endingByTimeout.Load() && (!nodeJoined.Load() || atomic.LoadUint32(&hdr.TimeoutReport) == 0) {
 		return
 	}
 	time.Sleep(10 * time.Second)

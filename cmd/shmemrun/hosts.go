@@ -724,7 +724,7 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 			timedOut = true
 			expired = nil
 			if report {
-				fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: the PEs say what they are doing, then the job ends\n", timeout)
+				fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: the PEs say what they are doing (a PE unnamed below had not reached shmem_init, or was stopped with its node's other PEs), then the job ends\n", timeout)
 				cmd.Process.Signal(syscall.SIGUSR2)
 				select {
 				case <-done:

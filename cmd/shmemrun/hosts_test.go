@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -435,22 +436,27 @@ func TestMultinodeShmemrunSlowReader(t *testing.T) {
 }
 
 // shmemrun --hosts --timeout: when the timeout expires each node reports what its PEs are
-// doing (waiting where and how long, running outside the library, stopped by a signal),
-// and the job's ending is not reported as PEs that failed.
+// doing (waiting where and how long, running outside the library, stopped by a signal, in
+// shmem_init's start-up exchange), and the job's ending is not reported as PEs that failed.
 func TestMultinodeShmemrunTimeoutReport(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	shmemrun, _ := binaries(t)
 	prog := slurmTestprog(t)
-	for _, stop := range []bool{false, true} {
-		name, last := "sleeping PE", "running outside the library's waits"
-		if stop {
-			name, last = "stopped PE", "stopped by a signal"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, k := range []struct {
+		name, mode string
+		stop       bool
+		want       [4]string // per PE: what follows "goshmem: PE i on host (pid p): "; "" none
+	}{
+		// The last PE sleeps outside the barrier the others wait in.
+		{"sleeping PE", "barrier", false, [4]string{"waiting in ", "waiting in ", "waiting in ", "running outside the library's waits\n"}},
+		{"stopped PE", "barrier", true, [4]string{"waiting in ", "waiting in ", "waiting in ", "stopped by a signal\n"}},
+		// The last PE never calls shmem_init: it says nothing, the others wait in it.
+		{"PE before Init", "late", false, [4]string{"in shmem_init for ", "in shmem_init for ", "in shmem_init for ", ""}},
+	} {
+		t.Run(k.name, func(t *testing.T) {
 			pids := t.TempDir()
-			// The last PE sleeps outside the barrier the others wait in (testprog barrier).
-			cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "8s", prog, "-pids", pids, "barrier")
-			cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+			cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "8s", prog, "-pids", pids, k.mode)
+			cmd.Env = append(os.Environ(), append(c.LauncherEnv(), "GOSHMEM_TEST_NPES=4")...)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
@@ -458,29 +464,34 @@ func TestMultinodeShmemrunTimeoutReport(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			p := waitPIDs(t, pids, 4)
-			if stop {
+			var p []int // the PEs' pids (written after shmem_init)
+			if k.mode == "barrier" {
+				p = waitPIDs(t, pids, 4)
+			}
+			if k.stop {
 				syscall.Kill(p[3], syscall.SIGSTOP)
 			}
 			select {
 			case <-done:
 			case <-time.After(60 * time.Second):
 				cmd.Process.Kill()
-				syscall.Kill(p[3], syscall.SIGKILL)
+				if k.stop {
+					syscall.Kill(p[3], syscall.SIGKILL)
+				}
 				t.Fatalf("the job did not end:\n%s", out.String())
 			}
 			if s := cmd.ProcessState.ExitCode(); s != launch.StatusTimeout {
 				t.Errorf("status %d, want %d", s, launch.StatusTimeout)
 			}
 			got := out.String()
-			for pe := range 4 {
-				host := c.Nodes[pe/2]
-				want := fmt.Sprintf("goshmem: PE %d on %s (pid %d): waiting in ", pe, host, p[pe])
-				if pe == 3 {
-					want = fmt.Sprintf("goshmem: PE %d on %s (pid %d): %s\n", pe, host, p[pe], last)
+			for pe, w := range k.want {
+				pid := `\d+`
+				if p != nil {
+					pid = strconv.Itoa(p[pe])
 				}
-				if !strings.Contains(got, want) {
-					t.Errorf("no %q in\n%s", want, got)
+				re := regexp.MustCompile(fmt.Sprintf(`goshmem: PE %d on %s \(pid %s\): %s`, pe, c.Nodes[pe/2], pid, regexp.QuoteMeta(w)))
+				if found := re.MatchString(got); found != (w != "") {
+					t.Errorf("PE %d: a line %q: %v, want %v, in\n%s", pe, re, found, w != "", got)
 				}
 			}
 			if strings.Contains(got, "ended before shmem_finalize") {

@@ -42,8 +42,13 @@ func main() {
 	pids := flag.String("pids", "", "directory to write this PE's pid into")
 	flag.Parse()
 	if flag.Arg(0) == "late" {
-		// The last PE never calls Init: the others wait for it there.
-		if pe, _ := strconv.Atoi(os.Getenv("GOSHMEM_PE")); pe == lastPE() {
+		// The last PE never calls Init: the others wait for it there. Its number comes
+		// from shmemrun's environment, or a PMIx launcher's.
+		rank := os.Getenv("GOSHMEM_PE")
+		if rank == "" {
+			rank = os.Getenv("PMIX_RANK")
+		}
+		if pe, _ := strconv.Atoi(rank); pe == lastPE() {
 			time.Sleep(time.Hour)
 		}
 	}
