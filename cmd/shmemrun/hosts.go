@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -687,9 +689,10 @@ func buildUCX(dir string, stderr io.Writer) (string, func(), error) {
 // reportWait is how long the PEs' timeout reports get before the job ends.
 const reportWait = time.Second
 
-// runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it, and returns
-// its status (128+signal when it was killed; 124 after the timeout, when it gets SIGTERM
-// and, 5 s later, SIGKILL). With report, the timeout first sends SIGUSR2, which mpirun and
+// runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it and its output
+// to stdout and stderr (relay.go), and returns its status (128+signal when it was killed;
+// 124 after the timeout, when it gets SIGTERM and, 5 s later, SIGKILL; 141 when stdout or
+// stderr broke, when it gets SIGTERM). With report, the timeout first sends SIGUSR2, which mpirun and
 // srun pass to every PE: the PEs (GOSHMEM_TIMEOUT_REPORT) say what they are doing, and
 // reportWait later the job is ended.
 func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout, stderr io.Writer) int {
@@ -700,16 +703,60 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	stderr = &lockedWriter{w: stderr}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+		return 1
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
+		return 1
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, outW, errW
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	// A broken stdout or stderr is a write error to handle (relay.go), not SIGPIPE.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
 		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
 		return launch.StatusUsage
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	// endJob asks the launcher to end the job, and makes sure 5 s later.
+	var ending sync.Once
+	endJob := func() {
+		ending.Do(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			go func() {
+				select {
+				case <-done:
+				case <-time.After(5 * time.Second):
+					cmd.Process.Kill()
+				}
+			}()
+		})
+	}
+	var broken atomic.Bool
+	relays := []*relay{startRelay(outR, stdout, &broken, endJob), startRelay(errR, stderr, &broken, endJob)}
+	go func() {
+		cmd.Wait()
+		for _, x := range relays {
+			x.finish()
+		}
+		close(done)
+	}()
 	var expired <-chan time.Time
 	if timeout > 0 {
 		expired = time.After(timeout)
@@ -733,20 +780,16 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 			} else {
 				fmt.Fprintf(stderr, "shmemrun: --timeout %v expired: ending the job\n", timeout)
 			}
-			cmd.Process.Signal(syscall.SIGTERM)
-			go func() {
-				select {
-				case <-done:
-				case <-time.After(5 * time.Second):
-					cmd.Process.Kill()
-				}
-			}()
+			endJob()
 			continue
 		case <-done:
 		}
 		break
 	}
-	if timedOut {
+	switch {
+	case broken.Load():
+		return 128 + int(syscall.SIGPIPE) // as the one-node launcher, killed by it
+	case timedOut:
 		return launch.StatusTimeout
 	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)

@@ -506,3 +506,57 @@ func TestMultinodeShmemrunTimeoutReport(t *testing.T) {
 		})
 	}
 }
+
+// shmemrun --hosts whose reader goes away (`| head -2`): the job ends as a one-node
+// shmemrun's does (status 141, as killed by SIGPIPE), quietly, with no PE left behind;
+// mpirun never meets the broken pipe (Open MPI 4.1's aborts, then crashes in
+// PMIx_Finalize with a backtrace).
+func TestMultinodeShmemrunBrokenPipe(t *testing.T) {
+	c := fakenodes.Require(t, 2)
+	shmemrun, _ := binaries(t)
+	pids := t.TempDir()
+	cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "60s", slurmTestprog(t), "-pids", pids, "lines")
+	cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	line := make([]byte, 1)
+	for n := 0; n < 2; { // two lines, as head -2 reads them
+		if _, err := r.Read(line); err != nil {
+			t.Fatalf("reading the first lines: %v\n%s", err, stderr.String())
+		}
+		if line[0] == '\n' {
+			n++
+		}
+	}
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the job did not end after its reader went away\n%s", stderr.String())
+	}
+	if s := cmd.ProcessState.ExitCode(); s != 128+int(syscall.SIGPIPE) {
+		t.Errorf("status %d, want %d\n%s", s, 128+int(syscall.SIGPIPE), stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("want nothing on stderr, got\n%s", stderr.String())
+	}
+	ents, _ := os.ReadDir(pids)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(pids, e.Name()))
+		if pid, err := strconv.Atoi(string(b)); err == nil && pid > 0 && !gone(pid) {
+			t.Errorf("%s (pid %d) still runs after the job ended", e.Name(), pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
