@@ -717,6 +717,9 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 		return 1
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, outW, errW
+	// If shmemrun dies (SIGKILL), the launcher ends the job (mpirun and srun end it on every
+	// node on SIGTERM) instead of running it on with no one reading its output.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

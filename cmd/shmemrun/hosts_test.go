@@ -560,3 +560,30 @@ func TestMultinodeShmemrunBrokenPipe(t *testing.T) {
 		}
 	}
 }
+
+// shmemrun --hosts killed (SIGKILL, no chance to clean up): the launcher gets SIGTERM as
+// its parent dies and ends the job on every node; no PE runs on.
+func TestMultinodeShmemrunKilled(t *testing.T) {
+	c := fakenodes.Require(t, 2)
+	shmemrun, _ := binaries(t)
+	pids := t.TempDir()
+	// onnode execs shmemrun: the command's process is shmemrun's.
+	cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "120s", slurmTestprog(t), "-pids", pids, "loop")
+	cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := waitPIDs(t, pids, 4)
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, pid := range p {
+		for !gone(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !gone(pid) {
+			t.Errorf("PE pid %d still runs 20 s after shmemrun was killed", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
