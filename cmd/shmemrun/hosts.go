@@ -25,6 +25,7 @@ import (
 	rt "github.com/goshmem/shmem/runtime"
 	"github.com/goshmem/shmem/runtime/launch"
 	"github.com/goshmem/shmem/topology"
+	"golang.org/x/sys/unix"
 )
 
 // clusterFlags are the flags of the many-node mode.
@@ -690,7 +691,8 @@ func buildUCX(dir string, stderr io.Writer) (string, func(), error) {
 const reportWait = time.Second
 
 // runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it and its output
-// to stdout and stderr (relay.go), and returns its status (128+signal when it was killed;
+// to stdout and stderr (relay.go), and returns its status (128+signal when it was killed
+// or shmemrun relayed the signal;
 // 124 after the timeout, when it gets SIGTERM and, 5 s later, SIGKILL; 141 when stdout or
 // stderr broke, when it gets SIGTERM). With report, the timeout first sends SIGUSR2, which mpirun and
 // srun pass to every PE: the PEs (GOSHMEM_TIMEOUT_REPORT) say what they are doing, and
@@ -765,10 +767,15 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 		expired = time.After(timeout)
 	}
 	timedOut := false
+	var signalled syscall.Signal // the first signal shmemrun relayed: the job's status is 128+it
 	for {
 		select {
-		case s := <-sigs:
-			cmd.Process.Signal(s)
+		case sig := <-sigs:
+			if s := sig.(syscall.Signal); signalled == 0 {
+				signalled = s
+				fmt.Fprintf(stderr, "shmemrun: %s: ending the job\n", unix.SignalName(s))
+			}
+			cmd.Process.Signal(sig) // a second SIGINT too: mpirun then ends the job at once
 			continue
 		case <-expired:
 			timedOut = true
@@ -792,6 +799,8 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 	switch {
 	case broken.Load():
 		return 128 + int(syscall.SIGPIPE) // as the one-node launcher, killed by it
+	case signalled != 0:
+		return 128 + int(signalled)
 	case timedOut:
 		return launch.StatusTimeout
 	}

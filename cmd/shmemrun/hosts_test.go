@@ -16,6 +16,7 @@ import (
 
 	"github.com/goshmem/shmem/internal/fakenodes"
 	"github.com/goshmem/shmem/runtime/launch"
+	"golang.org/x/sys/unix"
 )
 
 func TestParseHosts(t *testing.T) {
@@ -561,29 +562,51 @@ func TestMultinodeShmemrunBrokenPipe(t *testing.T) {
 	}
 }
 
-// shmemrun --hosts killed (SIGKILL, no chance to clean up): the launcher gets SIGTERM as
-// its parent dies and ends the job on every node; no PE runs on.
-func TestMultinodeShmemrunKilled(t *testing.T) {
+// shmemrun --hosts signalled: SIGINT and SIGTERM it relays to the launcher, saying so, and
+// exits with 128+signal, as on one node; killed (SIGKILL, no chance to relay), the launcher
+// gets SIGTERM as its parent dies. Either way the job ends on every node and no PE runs on.
+func TestMultinodeShmemrunSignalled(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	shmemrun, _ := binaries(t)
-	pids := t.TempDir()
-	// onnode execs shmemrun: the command's process is shmemrun's.
-	cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "120s", slurmTestprog(t), "-pids", pids, "loop")
-	cmd.Env = append(os.Environ(), c.LauncherEnv()...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := waitPIDs(t, pids, 4)
-	cmd.Process.Kill()
-	cmd.Wait()
-	deadline := time.Now().Add(20 * time.Second)
-	for _, pid := range p {
-		for !gone(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if !gone(pid) {
-			t.Errorf("PE pid %d still runs 20 s after shmemrun was killed", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(unix.SignalName(sig), func(t *testing.T) {
+			pids := t.TempDir()
+			// onnode execs shmemrun: the command's process is shmemrun's.
+			cmd := c.OnNode(c.Nodes[0], shmemrun, "--hosts", c.Nodes[0]+":2,"+c.Nodes[1]+":2", "-n", "4", "--timeout", "120s", slurmTestprog(t), "-pids", pids, "loop")
+			cmd.Env = append(os.Environ(), c.LauncherEnv()...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			p := waitPIDs(t, pids, 4)
+			cmd.Process.Signal(sig)
+			waited := make(chan struct{})
+			go func() { cmd.Wait(); close(waited) }()
+			select {
+			case <-waited:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("shmemrun did not end after %v\n%s", sig, out.String())
+			}
+			if sig != syscall.SIGKILL {
+				if s := cmd.ProcessState.ExitCode(); s != 128+int(sig) {
+					t.Errorf("status %d, want %d\n%s", s, 128+int(sig), out.String())
+				}
+				if want := "shmemrun: " + unix.SignalName(sig) + ": ending the job\n"; !strings.Contains(out.String(), want) {
+					t.Errorf("no %q in\n%s", want, out.String())
+				}
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for _, pid := range p {
+				for !gone(pid) && time.Now().Before(deadline) {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if !gone(pid) {
+					t.Errorf("PE pid %d still runs 20 s after shmemrun got %v", pid, sig)
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		})
 	}
 }
