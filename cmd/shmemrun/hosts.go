@@ -691,12 +691,11 @@ func buildUCX(dir string, stderr io.Writer) (string, func(), error) {
 const reportWait = time.Second
 
 // runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it and its output
-// to stdout and stderr (relay.go), and returns its status (128+signal when it was killed
-// or shmemrun relayed the signal;
-// 124 after the timeout, when it gets SIGTERM and, 5 s later, SIGKILL; 141 when stdout or
-// stderr broke, when it gets SIGTERM). With report, the timeout first sends SIGUSR2, which mpirun and
-// srun pass to every PE: the PEs (GOSHMEM_TIMEOUT_REPORT) say what they are doing, and
-// reportWait later the job is ended.
+// to stdout and stderr (relay.go), and returns its status: 128+signal when it was killed or
+// shmemrun relayed the signal; 124 after the timeout, when it gets SIGTERM and, 5 s later,
+// SIGKILL; 141 when stdout or stderr broke, when it gets the same. With report, the timeout
+// first sends SIGUSR2, which mpirun and srun pass to every PE: the PEs
+// (GOSHMEM_TIMEOUT_REPORT) say what they are doing, and reportWait later the job is ended.
 func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout, stderr io.Writer) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
