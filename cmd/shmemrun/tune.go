@@ -372,7 +372,11 @@ func tunePE(spec string, stdout, stderr io.Writer) int {
 		if c == topology.Barrier {
 			batch = barrierBatch
 		}
-		us := timeCalls(op, samples, batch)
+		n := samples
+		if size > tuneSmall {
+			n = max(1, samples/10) // as bench/osu times collectives above 64 KiB
+		}
+		us := timeCalls(op, n, batch)
 		free()
 		if shmem.MyPE() == 0 {
 			fmt.Fprintf(w, "tune %s %d %s %.4g\n", c, size, alg, us)
@@ -388,6 +392,14 @@ const (
 	tuneWarmup   = 3
 	barrierBatch = 100
 )
+
+// tuneSmall is the largest message (bytes per PE) timed with all of --tune-samples; larger
+// ones take a tenth, as bench/osu's 500 and 50. Fewer samples mislead at small sizes: with
+// 31 a Zen 5 VM's 2-PE reductions of 128 B-1 KiB came out direct 0.51 against linear
+// 0.64-0.69 µs in two tunes, where bench/osu's 500 then timed direct at 0.81-0.87 and linear
+// at 0.51-0.74; --tune with 500 timed linear faster there too (0.41-0.63) and wrote linear
+// up to 32 KiB, as the model chooses.
+const tuneSmall = 64 << 10
 
 // timeCalls is this PE's median time of one call of op, in µs, over samples of batch calls,
 // each sample right after a barrier: the way bench/osu (and OSU) time a collective (batch
