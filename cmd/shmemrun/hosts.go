@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -691,7 +690,7 @@ func buildUCX(dir string, stderr io.Writer) (string, func(), error) {
 const reportWait = time.Second
 
 // runLauncher runs the launcher, relaying SIGINT, SIGTERM and SIGHUP to it and its output
-// to stdout and stderr (relay.go), and returns its status: 128+signal when it was killed or
+// to stdout and stderr, and returns its status: 128+signal when it was killed or
 // shmemrun relayed the signal; 124 after the timeout, when it gets SIGTERM and, 5 s later,
 // SIGKILL; 141 when stdout or stderr broke, when it gets the same. With report, the timeout
 // first sends SIGUSR2, which mpirun and srun pass to every PE: the PEs
@@ -704,36 +703,19 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Env = append(os.Environ(), env...)
-	stderr = &lockedWriter{w: stderr}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
-		return 1
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
-		return 1
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, outW, errW
+	cmd.Stdin = os.Stdin
 	// If shmemrun dies (SIGKILL), the launcher ends the job (mpirun and srun end it on every
 	// node on SIGTERM) instead of running it on with no one reading its output.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	// A broken stdout or stderr is a write error to handle (relay.go), not SIGPIPE.
+	// A broken stdout or stderr is a write error to handle (below), not SIGPIPE.
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
+	outR, errR, err := launch.StartPiped(cmd)
 	if err != nil {
-		outR.Close()
-		errR.Close()
 		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
 		return launch.StatusUsage
 	}
@@ -752,12 +734,25 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 			}()
 		})
 	}
-	var broken atomic.Bool
-	relays := []*relay{startRelay(outR, stdout, &broken, endJob), startRelay(errR, stderr, &broken, endJob)}
+	// The launcher's output passes through shmemrun: Open MPI 4.1's mpirun, finding its
+	// stdout a broken pipe (`shmemrun --hosts ... | head`), aborts on SIGPIPE and then crashes
+	// in PMIx_Finalize. shmemrun instead ends the job as a one-node job's reader sees it end:
+	// at a failed write both streams discard (the PEs' messages about peers lost as the job
+	// ends would mislead), the launcher is asked to end the job, and its output is still read
+	// so it never meets the broken pipe itself; the status is SIGPIPE's, 141.
+	var out, errOut *launch.Output
+	broke := func() {
+		out.Discard()
+		errOut.Discard()
+		endJob()
+	}
+	out, errOut = launch.NewOutput(stdout, broke), launch.NewOutput(stderr, broke)
+	stderr = errOut // shmemrun's own messages go between the launcher's lines
+	streams := []*launch.Stream{out.Relay(outR), errOut.Relay(errR)}
 	go func() {
 		cmd.Wait()
-		for _, x := range relays {
-			x.finish()
+		for _, s := range streams {
+			s.Drain()
 		}
 		close(done)
 	}()
@@ -796,7 +791,7 @@ func runLauncher(env, argv []string, timeout time.Duration, report bool, stdout,
 		break
 	}
 	switch {
-	case broken.Load():
+	case out.Broken() || errOut.Broken():
 		return 128 + int(syscall.SIGPIPE) // as the one-node launcher, killed by it
 	case signalled != 0:
 		return 128 + int(signalled)

@@ -164,13 +164,13 @@ func newJob(cfg Config) (*job, error) {
 			return nil, err
 		}
 	}
-	log := cfg.Log
-	if log == nil {
-		log = cfg.Stderr
-	}
-	j := &job{cfg: cfg, obj: o, log: log, exits: make(chan exitEvent, cfg.NPEs), over: make(chan struct{})}
+	j := &job{cfg: cfg, obj: o, log: cfg.Log, exits: make(chan exitEvent, cfg.NPEs), over: make(chan struct{})}
 	j.out = &lineWriter{w: cfg.Stdout, tag: cfg.TagOutput}
 	j.errw = &lineWriter{w: cfg.Stderr, tag: cfg.TagOutput}
+	if j.log == nil {
+		// shmemrun's messages go between the PEs' lines, never into one.
+		j.log = &Output{j.errw}
+	}
 	return j, nil
 }
 
@@ -234,15 +234,6 @@ func (j *job) startAll(memfd *os.File) error {
 		if n == 0 && j.cfg.Stdin != nil {
 			cmd.Stdin = j.cfg.Stdin
 		}
-		outR, outW, err := os.Pipe()
-		if err != nil {
-			return err
-		}
-		errR, errW, err := os.Pipe()
-		if err != nil {
-			return err
-		}
-		cmd.Stdout, cmd.Stderr = outW, errW
 		mask := inherited
 		if j.cfg.Bindings != nil && j.cfg.Bindings[n].Bound {
 			mask = j.cfg.Bindings[n].CPUs
@@ -250,12 +241,8 @@ func (j *job) startAll(memfd *os.File) error {
 		if err := topology.SetAffinity(mask); err != nil {
 			return fmt.Errorf("pinning PE %d to CPUs %v: %w", n, mask, err)
 		}
-		err = cmd.Start()
-		outW.Close()
-		errW.Close()
+		outR, errR, err := StartPiped(cmd)
 		if err != nil {
-			outR.Close()
-			errR.Close()
 			return fmt.Errorf("starting PE %d: %w", n, err)
 		}
 		p.cmd, p.pid = cmd, cmd.Process.Pid

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -30,11 +31,12 @@ const relayChunk = 64 << 10
 
 // lineWriter writes lines from many PEs to one destination.
 type lineWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	tag    bool
-	open   *relay // the relay whose line is unfinished at the destination
-	broken bool   // a write failed: discard the rest
+	mu       sync.Mutex
+	w        io.Writer
+	tag      bool
+	open     *relay      // the relay whose line is unfinished at the destination
+	broken   atomic.Bool // a write failed, or Discard: discard the rest
+	onBroken func()      // nil, or called once, at the first failed write (under mu)
 }
 
 // relay is one PE's stream (stdout or stderr) on its way to a lineWriter.
@@ -175,9 +177,8 @@ func isFailureLine(l []byte) bool {
 func (lw *lineWriter) write(r *relay, p []byte) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	if lw.open != nil && lw.open != r {
-		lw.put([]byte{'\n'})
-		lw.open = nil
+	if lw.open != r {
+		lw.endOpen()
 	}
 	if lw.open != r && len(r.prefix) > 0 {
 		buf := make([]byte, 0, len(r.prefix)+len(p))
@@ -188,6 +189,14 @@ func (lw *lineWriter) write(r *relay, p []byte) {
 	lw.open = nil
 	if p[len(p)-1] != '\n' {
 		lw.open = r
+	}
+}
+
+// endOpen ends the unfinished line at the destination, if any, under lw.mu.
+func (lw *lineWriter) endOpen() {
+	if lw.open != nil {
+		lw.put([]byte{'\n'})
+		lw.open = nil
 	}
 }
 
@@ -204,12 +213,81 @@ func (lw *lineWriter) finish(r *relay) {
 // put writes to the destination; after a failed write the rest is discarded, so the PEs
 // never block on a destination that is gone.
 func (lw *lineWriter) put(b []byte) {
-	if lw.broken {
+	if lw.broken.Load() {
 		return
 	}
 	if _, err := lw.w.Write(b); err != nil {
-		lw.broken = true
+		lw.broken.Store(true)
+		if lw.onBroken != nil {
+			lw.onBroken()
+		}
 	}
+}
+
+// Output is a destination for relayed streams, line by line as the PEs' are: shmemrun --hosts
+// relays the launcher's (mpirun's, srun's) stdout and stderr through it.
+type Output struct{ lw *lineWriter }
+
+// NewOutput returns an Output writing to w. onBroken, if not nil, is called once, at the
+// first failed write (a broken pipe); the Output discards everything after it.
+func NewOutput(w io.Writer, onBroken func()) *Output {
+	return &Output{&lineWriter{w: w, onBroken: onBroken}}
+}
+
+// Write writes the launcher's own message, p being whole lines, between the relayed lines.
+func (o *Output) Write(p []byte) (int, error) {
+	o.lw.mu.Lock()
+	defer o.lw.mu.Unlock()
+	o.lw.endOpen()
+	o.lw.put(p)
+	return len(p), nil
+}
+
+// Discard makes the Output discard everything from now on (another stream broke).
+func (o *Output) Discard() { o.lw.broken.Store(true) }
+
+// Broken reports whether a write failed, or Discard was called.
+func (o *Output) Broken() bool { return o.lw.broken.Load() }
+
+// Relay copies f to the Output until f's end, or until Stream.Drain; it closes f.
+func (o *Output) Relay(f *os.File) *Stream {
+	r := o.lw.newRelay(0, f, nil)
+	go r.run()
+	return &Stream{r}
+}
+
+// Stream is one relayed stream.
+type Stream struct{ r *relay }
+
+// Drain delivers what the pipe holds, its writer having exited, and returns when it is
+// delivered: a child of the writer that holds the pipe open does not hold the relay.
+func (s *Stream) Drain() {
+	s.r.drain()
+	<-s.r.done
+}
+
+// StartPiped starts cmd with its stdout and stderr on new pipes, and returns their read ends.
+func StartPiped(cmd *exec.Cmd) (stdout, stderr *os.File, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, err
+	}
+	return outR, errR, nil
 }
 
 // pending is how many bytes the pipe f holds (FIONREAD).

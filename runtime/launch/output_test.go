@@ -58,3 +58,61 @@ func TestIsFailureLine(t *testing.T) {
 		}
 	}
 }
+
+// failAfter fails every write after its first n bytes.
+type failAfter struct {
+	bytes.Buffer
+	n int
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.Len()+len(p) > f.n {
+		return 0, os.ErrClosed
+	}
+	return f.Buffer.Write(p)
+}
+
+// An Output (shmemrun --hosts relaying its launcher): its own messages end an unfinished
+// relayed line first; the first failed write calls onBroken once and everything after is
+// discarded, while the stream is still read to its end.
+func TestOutput(t *testing.T) {
+	var out bytes.Buffer
+	o := NewOutput(&out, nil)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := o.Relay(r)
+	long := strings.Repeat("x", relayChunk) // a line longer than the relay's buffer: its first part goes out
+	w.WriteString(long)
+	for written := false; !written; { // the relay has written its piece
+		o.lw.mu.Lock()
+		written = o.lw.open != nil
+		o.lw.mu.Unlock()
+	}
+	o.Write([]byte("shmemrun: note\n"))
+	w.WriteString(" more\n")
+	w.Close()
+	s.Drain()
+	if want := long + "\nshmemrun: note\n more\n"; out.String() != want {
+		t.Fatalf("got %q, want %q", out.String()[max(0, out.Len()-40):], want[len(want)-40:])
+	}
+
+	dst := &failAfter{n: 7}
+	calls := 0
+	o = NewOutput(dst, func() { calls++ })
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = o.Relay(r)
+	big := strings.Repeat("line\n", 200<<10) // more than the pipe holds: the relay must keep reading
+	if _, err := w.WriteString("0123\n" + big); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	s.Drain()
+	if dst.String() != "0123\n" || calls != 1 || !o.Broken() {
+		t.Fatalf("wrote %q, onBroken called %d times, Broken %v; want the first line, 1, true", dst.String(), calls, o.Broken())
+	}
+}
