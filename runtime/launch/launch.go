@@ -36,7 +36,7 @@ type Config struct {
 
 	Stdin          *os.File  // PE 0's standard input; nil means /dev/null
 	Stdout, Stderr io.Writer // where the PEs' lines go; nil means os.Stdout, os.Stderr
-	Log            io.Writer // the launcher's own messages; nil means Stderr
+	Log            io.Writer // the launcher's own messages; nil means Stderr, between the PEs' lines
 	TagOutput      bool      // prefix every line with "[PE n] "
 
 	// Bindings, from topology.Place, say where each PE runs: a bound PE starts pinned to
