@@ -1,6 +1,7 @@
 package shmem_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -555,4 +556,48 @@ func jobFails(t *testing.T, bin, mode string, want ...string) {
 			t.Fatalf("status %d, want non-zero and %q\n%s", r.Status, w, out)
 		}
 	}
+}
+
+// Every connection to another node starts primed (engine.c "Priming"): the kernel's
+// estimate of the peer's segment size is past its initial 536 bytes before the program
+// sends anything that large, so a barrier's flag and a mid-size message behind it are not
+// acknowledged on their own. ss reads the estimate (rcvmss) of this process's connections.
+func TestAcrossNodesPrimedConnections(t *testing.T) {
+	acrossNodesOnly(t)
+	if _, err := exec.LookPath("ss"); err != nil {
+		t.Skip("no ss to read the connections' state (apt-get install iproute2)")
+	}
+	forSizes(t, func(t *testing.T, me, n int) {
+		for range 10 { // every PE's priming went out before its flags
+			shmem.BarrierAll()
+		}
+		out, err := exec.Command("ss", "-tniHp", "state", "established").Output()
+		if err != nil {
+			t.Fatalf("ss: %v", err)
+		}
+		mine := fmt.Sprintf("pid=%d,", os.Getpid())
+		rcvMSS := regexp.MustCompile(`\brcvmss:(\d+)`)
+		checked := 0
+		lines := strings.Split(string(out), "\n")
+		for i := 0; i+1 < len(lines); i++ {
+			f := strings.Fields(lines[i])
+			if len(f) < 5 || !strings.Contains(lines[i], mine) || strings.HasPrefix(lines[i], "\t") {
+				continue
+			}
+			if peer := f[3]; strings.HasPrefix(peer, "127.") || strings.HasPrefix(peer, "[::1]") {
+				continue // the launcher's PMIx server on this node
+			}
+			m := rcvMSS.FindStringSubmatch(lines[i+1])
+			if m == nil {
+				t.Fatalf("no rcvmss for %s -> %s in ss's output:\n%s", f[2], f[3], out)
+			}
+			if v, _ := strconv.Atoi(m[1]); v <= 536 {
+				t.Errorf("connection %s -> %s: rcvmss %d, not grown past the kernel's initial 536", f[2], f[3], v)
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Fatalf("no connection of PE %d (pid %d) to another node in ss's output:\n%s", me, os.Getpid(), out)
+		}
+	}, 2, 4)
 }
