@@ -797,8 +797,9 @@ void gsx_notice_exit(gsx_worker *w, int me, int status) {
 // across fake nodes, whose receive path runs in the sender's system call, the broadcast's
 // root took 10.4 us where 6.5 with the estimate grown (Open MPI's OSHMEM grows it with its
 // start-up exchanges over UCX). So every endpoint starts with one message of PRIME_LEN
-// bytes, more than a segment of a standard Ethernet MTU, which its receiver drops. The
-// kernel may later learn a smaller estimate from the program's own traffic.
+// bytes, more than a segment of a standard Ethernet MTU, which its receiver drops (on
+// other transports it is merely 2 KiB per endpoint at start). The kernel may later learn a
+// smaller estimate from the program's own traffic.
 #define PRIME_LEN 2048
 
 static int prime(ucp_ep_h ep) {
