@@ -177,10 +177,11 @@ func isFailureLine(l []byte) bool {
 func (lw *lineWriter) write(r *relay, p []byte) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	if lw.open != r {
+	starts := lw.open != r // a line of its own at the destination
+	if starts {
 		lw.endOpen()
 	}
-	if lw.open != r && len(r.prefix) > 0 {
+	if starts && len(r.prefix) > 0 {
 		buf := make([]byte, 0, len(r.prefix)+len(p))
 		lw.put(append(append(buf, r.prefix...), p...))
 	} else {
