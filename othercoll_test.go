@@ -340,3 +340,69 @@ func TestBroadcastRunAhead(t *testing.T) {
 }
 
 var sink int
+
+// Collect's counts travel with the blocks across nodes when both fit one message, the
+// blocks again on their own when some node's do not (GOSHMEM_NET_EAGER, 64 KiB by
+// default): every mix of small, empty and large contributions, on a team and on a pSync.
+func TestCollectUneven(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		const small, large = 3, 9000 // int64 elements: 24 B and 72 000 B
+		patterns := []struct {
+			name  string
+			count func(pe int) int
+		}{
+			{"all small", func(int) int { return small }},
+			{"all large", func(int) int { return large }},
+			{"first large", func(pe int) int { return map[bool]int{true: large, false: small}[pe == 0] }},
+			{"last large", func(pe int) int { return map[bool]int{true: large, false: small}[pe == n-1] }},
+			{"one non-empty", func(pe int) int { return map[bool]int{true: small, false: 0}[pe == n/2] }},
+			{"all empty", func(int) int { return 0 }},
+		}
+		src := mustAlloc[int64](t, large)
+		dst := mustAlloc[int64](t, n*large+1)
+		pSync := mustAlloc[int64](t, shmem.CollectSyncSize)
+		for k := range pSync {
+			pSync[k] = shmem.SyncValue
+		}
+		shmem.BarrierAll()
+		for trial, p := range patterns {
+			for _, onTeam := range []bool{true, false} {
+				seed := uint64(trial)<<1 | map[bool]uint64{true: 1}[onTeam]
+				mine := src[:p.count(me)]
+				for i := range mine {
+					mine[i] = int64(word(seed, me, i))
+				}
+				total := 0
+				for pe := range n {
+					total += p.count(pe)
+				}
+				dst[total] = -1
+				if onTeam {
+					if err := shmem.Collect(shmem.TeamWorld(), dst[:total], mine); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					shmem.Collect64(dst[:total], mine, shmem.ActiveSet{Size: n}, pSync)
+				}
+				off := 0
+				for pe := range n {
+					for i := range p.count(pe) {
+						if got, want := dst[off+i], int64(word(seed, pe, i)); got != want {
+							t.Fatalf("%s, team %v: dst[%d] (PE %d's element %d) = %#x, want %#x", p.name, onTeam, off+i, pe, i, got, want)
+						}
+					}
+					off += p.count(pe)
+				}
+				if dst[total] != -1 {
+					t.Fatalf("%s, team %v: wrote past the total", p.name, onTeam)
+				}
+				for k, v := range pSync {
+					if v != shmem.SyncValue {
+						t.Fatalf("%s: pSync[%d] = %d on return", p.name, k, v)
+					}
+				}
+				shmem.BarrierAll() // every PE checked dst before the next call writes it
+			}
+		}
+	}, 2, 3, 4)
+}

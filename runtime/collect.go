@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
@@ -138,12 +139,17 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 	a.await(who, WaitCollective, wordRingAck, 1)
 }
 
-// collectHier is collect and fcollect over a group spanning nodes. Collect first gathers
-// every member's byte count the same way (fcollect of one word into every member's
-// scratch). Then each leader places its node's blocks in its dst, the leaders exchange
-// theirs, and each node's members copy the leader's whole dst.
+// collectHier is collect and fcollect over a group spanning nodes: each leader places its
+// node's blocks in its dst, the leaders exchange theirs, and each node's members copy the
+// leader's whole dst. Collect first needs every member's byte count: in the same round as
+// the blocks when the leaders' counts fit a message (collectOneRound), else gathered the
+// same way first (fcollect of one word into every member's scratch).
 func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 	na := a.net()
+	if !x.Fixed && uintptr(h.maxLocal)*8 <= netEagerMax { // every leader's counts fit a message
+		collectOneRound(who, g, h, a, &na, x)
+		return
+	}
 	off := func(i int) uintptr { return uintptr(i) * x.Bytes }
 	size := func(int) uintptr { return x.Bytes }
 	total := x.Bytes * uintptr(g.Size)
@@ -195,4 +201,141 @@ func gatherHierAt(who string, g Group, h *hier, a, na *area, phase, word int, ca
 	nodePhase(func() {
 		broadcast(who, h.loc, h.locMe, a.phase(phase+1), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: total, ToRoot: true})
 	})
+}
+
+// collectOneRound is collect across nodes in one network round where counts and blocks
+// took two (OSHMEM's allgather of the counts, then allgatherv, does the same two): each
+// leader mails every other leader its node's members' byte counts followed, when they fit
+// the message, by their blocks. Every leader then knows every count, so every offset, and
+// places the blocks; only when some leader's blocks did not fit (all leaders see which)
+// are the blocks exchanged again, as fcollect's are. The node's members learn the total
+// from their leader, then copy its dst.
+func collectOneRound(who string, g Group, h *hier, a, na *area, x CollectArgs) {
+	w := a.word(wordValue)
+	atomic.StoreUint64(w, uint64(x.Bytes))
+	b := a.phase(0)
+	barrier(who, h.loc, h.locMe, &b) // my node's counts and sources are ready
+	total := (*uint64)(reserved(shm.ReservedScratchOff))
+	if h.leadMe >= 0 {
+		*total = uint64(collectLeaders(who, g, h, na, w, x))
+	}
+	nodePhase(func() {
+		broadcast(who, h.loc, h.locMe, a.phase(1), BcastArgs{Dst: unsafe.Pointer(total), Src: unsafe.Pointer(total), Bytes: 8, ToRoot: true})
+	})
+	atomic.StoreUint64(w, 0) // read by my leader, which is done: the area is SyncValue again
+	n := uintptr(*total)
+	if n > x.DstBytes {
+		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, n))
+	}
+	nodePhase(func() {
+		broadcast(who, h.loc, h.locMe, a.phase(2), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: n, ToRoot: true})
+	})
+}
+
+// collectLeaders is collectOneRound's network phase, on a leader: it leaves every member's
+// block in my dst and returns the total. w is the word holding each member's count.
+func collectLeaders(who string, g Group, h *hier, na *area, w *uint64, x CollectArgs) uintptr {
+	L, lm := h.lead.Size, h.leadMe
+	counts := make([]uintptr, g.Size)
+	bp := packBufs.Get().(*[]byte)
+	defer packBufs.Put(bp)
+	msg, data := (*bp)[:0], uintptr(0)
+	for i, l := range h.leaderOf {
+		if l != lm {
+			continue
+		}
+		counts[i] = uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(w), g.PE(i)))))
+		msg = binary.NativeEndian.AppendUint64(msg, uint64(counts[i]))
+		data = addBytes(who, data, counts[i])
+	}
+	allInline := addBytes(who, uintptr(len(msg)), data) <= netEagerMax
+	if allInline {
+		for i, l := range h.leaderOf {
+			if l == lm {
+				msg = append(msg, bytes(Remote(x.Src, g.PE(i)), counts[i])...)
+			}
+		}
+	}
+	*bp = msg
+	for s := 1; s < L; s++ {
+		na.mail(netUp, unsafe.Pointer(unsafe.SliceData(msg)), uintptr(len(msg)), h.lead.PE((lm+s)%L))
+	}
+	// Every other leader's message: its members' counts, then their blocks or nothing.
+	msgs := make([]unsafe.Pointer, L) // those carrying blocks, kept until the offsets are known
+	for s := 1; s < L; s++ {
+		l := (lm - s + L) % L
+		from := h.lead.PE(l)
+		p, n := na.awaitMail(netUp, mailOut{to: -1}, from, nil)
+		head, sum := 8*uintptr(nodeMembers(h, l)), uintptr(0)
+		if n >= head {
+			at := uintptr(0)
+			for i, li := range h.leaderOf {
+				if li == l {
+					counts[i] = uintptr(*(*uint64)(unsafe.Add(p, at)))
+					at += 8
+					sum = addBytes(who, sum, counts[i])
+				}
+			}
+		}
+		switch {
+		case n == head+sum && sum > 0:
+			msgs[l] = p
+		case n == head:
+			allInline = allInline && sum == 0
+			netFreeMail(p)
+		default:
+			netFreeMail(p)
+			panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes of counts and blocks where PE %d expects the %d of its node's counts and their blocks: every PE must call with the same group", who, from, Host(from), n, me, head))
+		}
+	}
+	offs := make([]uintptr, g.Size+1)
+	for i, c := range counts {
+		offs[i+1] = addBytes(who, offs[i], c)
+	}
+	if offs[g.Size] > x.DstBytes {
+		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, offs[g.Size]))
+	}
+	for i, l := range h.leaderOf {
+		if l == lm {
+			kernels.Copy(bytes(unsafe.Add(x.Dst, offs[i]), counts[i]), bytes(Remote(x.Src, g.PE(i)), counts[i]))
+		}
+	}
+	for l, p := range msgs {
+		if p == nil {
+			continue
+		}
+		at := 8 * uintptr(nodeMembers(h, l))
+		for i, li := range h.leaderOf {
+			if li == l {
+				copyBytes(unsafe.Add(x.Dst, offs[i]), unsafe.Add(p, at), counts[i])
+				at += counts[i]
+			}
+		}
+		netFreeMail(p)
+	}
+	if !allInline {
+		off := func(i int) uintptr { return offs[i] }
+		size := func(i int) uintptr { return offs[i+1] - offs[i] }
+		netAllgather(who, h, na, netData, x.Dst, true, offs[g.Size], off, size)
+	}
+	return offs[g.Size]
+}
+
+// addBytes is a+b, a collect's byte count: more than the address space is a bad count.
+func addBytes(who string, a, b uintptr) uintptr {
+	if a > ^uintptr(0)-b {
+		panic(fmt.Sprintf("%s: the members' counts add up to more than %d bytes", who, ^uintptr(0)))
+	}
+	return a + b
+}
+
+// nodeMembers is how many members of the group leader l's node has.
+func nodeMembers(h *hier, l int) int {
+	n := 0
+	for _, li := range h.leaderOf {
+		if li == l {
+			n++
+		}
+	}
+	return n
 }

@@ -36,6 +36,7 @@ type hier struct {
 	// leaderOf[i] is the index in lead of the leader of group member i's node.
 	leaderOf []int
 	maxFar   int // the most members any member has on other nodes than its own
+	maxLocal int // the most members any node has
 }
 
 var hiers sync.Map // Group -> *hier (nil: the group is on my node only)
@@ -104,7 +105,7 @@ func splitByNode(g Group, node func(pe int) int, self int) *hier {
 	for _, l := range h.leaderOf {
 		count[l]++
 	}
-	h.maxFar = g.Size - slices.Min(count)
+	h.maxFar, h.maxLocal = g.Size-slices.Min(count), slices.Max(count)
 	h.loc, h.lead = listGroup(mine), listGroup(leaders)
 	h.locMe, h.leadMe = h.loc.Index(self), h.lead.Index(self)
 	return h
