@@ -618,16 +618,24 @@ typedef struct {
 // sig_hdr (AM_SIGNAL) in a block of its own.
 typedef struct { uint64_t sig_add, v; } flag_hdr;
 
-static int send_flag(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v) {
-	flag_hdr h = {sig | (add != 0), v};
+// send_now sends one eager message straight from its header and payload (the caller's
+// memory, the stack or Go's) if UCX can complete it at once: no block to allocate, copy and
+// free on completion. Anything else (UCS_ERR_NO_RESOURCE most often: too long for a short
+// message, or the endpoint is busy) is the caller's to send as a block.
+static int send_now(gsx_worker *w, int pe, unsigned id, const void *hdr, size_t hlen, const void *data, size_t len) {
 	ucp_request_param_t p;
 	memset(&p, 0, sizeof p);
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], AM_FLAG, &h, sizeof h, NULL, 0, &p);
+	ucs_status_ptr_t r = ucp_am_send_nbx(w->ep[pe], id, hdr, hlen, len ? data : NULL, len, &p);
 	if (r == NULL) return 0;
-	if (!UCS_PTR_IS_ERR(r)) return wait(w, r); // not expected: h stays in use until done
+	if (!UCS_PTR_IS_ERR(r)) return wait(w, r); // not expected: the buffers stay in use until done
 	return UCS_PTR_STATUS(r);
+}
+
+static int send_flag(gsx_worker *w, int pe, uint64_t sig, int add, uint64_t v) {
+	flag_hdr h = {sig | (add != 0), v};
+	return send_now(w, pe, AM_FLAG, &h, sizeof h, NULL, 0);
 }
 
 static ucs_status_t on_flag(void *arg, const void *header, size_t hlen, void *data, size_t len, const ucp_am_recv_param_t *param) {
@@ -650,9 +658,12 @@ int gsx_put_signal(gsx_worker *w, int pe, uint64_t off, size_t dst_stride, const
 	size_t len;
 	if (__builtin_mul_overflow(n, size, &len)) return UCS_ERR_INVALID_PARAM;
 	if (len == 0) n = 0; // a signal alone (or an empty block): no data to place
+	sig_hdr h = {.d = {.off = off, .stride = dst_stride, .n = n, .size = size}, .sig = sig, .v = v, .add = add != 0};
+	if ((n <= 1 || src_stride == size) && send_now(w, pe, AM_SIGNAL, &h, sizeof h, src, len) == 0)
+		return 0; // a contiguous source sent at once; else as a block (a failure reported there)
 	sig_hdr *buf = malloc(sizeof *buf + len);
 	if (buf == NULL) return UCS_ERR_NO_MEMORY;
-	*buf = (sig_hdr){.d = {.off = off, .stride = dst_stride, .n = n, .size = size}, .sig = sig, .v = v, .add = add != 0};
+	*buf = h;
 	if (len) gather((char *)(buf + 1), src, src_stride, n, size);
 	return send_block(w->ep[pe], AM_SIGNAL, buf, sizeof *buf, len, 0);
 }
@@ -693,9 +704,11 @@ static uint64_t mails_come;
 uint64_t *gsx_mail_count(void) { return &mails_come; }
 
 int gsx_mail(gsx_worker *w, int pe, int from, uint64_t key, const void *src, size_t n) {
+	mail_hdr h = {.key = key, .from = (uint64_t)from};
+	if (send_now(w, pe, AM_MAIL, &h, sizeof h, src, n) == 0) return 0; // else as a block
 	mail_hdr *buf = malloc(sizeof *buf + n);
 	if (buf == NULL) return UCS_ERR_NO_MEMORY;
-	*buf = (mail_hdr){.key = key, .from = (uint64_t)from};
+	*buf = h;
 	if (n) memcpy(buf + 1, src, n);
 	return send_block(w->ep[pe], AM_MAIL, buf, sizeof *buf, n, 0);
 }
