@@ -398,6 +398,17 @@ func TestAcrossNodesEagerMismatch(t *testing.T) {
 	jobFails(t, wrap, "finalize", "GOSHMEM_NET_EAGER is", "set it the same for every PE")
 }
 
+// A collect whose dst on one PE is shorter than the members' contributions stops the job
+// with a message naming the routine and both sizes (the counts come with the blocks
+// across nodes, and are checked before any block is placed).
+func TestAcrossNodesCollectShortDst(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	jobFails(t, buildTestprog(t, true), "collectshort", "shmem.Collect: dst holds 56 bytes, the members contribute 64")
+}
+
 // A broadcast whose PEs pass different sizes stops the job with a message naming both
 // (across nodes the root's data comes as one message of its size, and is checked).
 func TestAcrossNodesBroadcastSizes(t *testing.T) {

@@ -166,6 +166,17 @@ func main() {
 		}
 		shmem.Broadcast(shmem.TeamWorld(), dst[:m], src[:m], 0)
 		shmem.Finalize()
+	case "collectshort":
+		// Every PE contributes 4 elements; PE 1's dst holds 7 of the 4n: it must stop the
+		// job with a message before writing past its dst.
+		src, _ := shmem.Calloc[int64](4)
+		dst, _ := shmem.Calloc[int64](4 * n)
+		d := dst
+		if me == 1 {
+			d = dst[:4*n-1]
+		}
+		shmem.Collect(shmem.TeamWorld(), d, src)
+		shmem.Finalize()
 	case "reducecounts":
 		// The last PE reduces one element fewer than the others (SHMEM_DEBUG catches it).
 		src, _ := shmem.Calloc[int64](4)
