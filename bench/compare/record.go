@@ -186,7 +186,7 @@ var opOrder = []string{
 	"barrier", "pingpong", "test_some", "wait_until_some", "progress",
 	"broadcast64", "collect64", "fcollect64",
 	"reduce_int_sum", "reduce_long_sum", "reduce_double_sum", "reduce_long_or", "reduce_int_min",
-	"alltoall64", "alltoalls64",
+	"inscan_long_sum", "alltoall64", "alltoalls64",
 }
 
 // families are the plot's panels, in order.
@@ -201,7 +201,7 @@ func familyOf(op string) string {
 		return "atomics"
 	case op == "barrier" || op == "pingpong" || op == "test_some" || op == "wait_until_some" || op == "progress":
 		return "sync"
-	case op == "broadcast64" || op == "collect64" || op == "fcollect64" || strings.HasPrefix(op, "reduce_"):
+	case op == "broadcast64" || op == "collect64" || op == "fcollect64" || strings.HasPrefix(op, "reduce_") || op == "inscan_long_sum":
 		return "collectives"
 	case op == "alltoall64" || op == "alltoalls64":
 		return "alltoall"

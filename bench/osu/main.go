@@ -297,6 +297,13 @@ var ops = []op{
 	{"reduce_double_sum", famColl, "elems", 1, mib, false, 8, activeAll, metricNone, 1, "shmem.SumToAll on float64, all PEs", reduction(shmem.SumToAll[float64])},
 	{"reduce_long_or", famColl, "elems", 1, mib, false, 8, activeAll, metricNone, 1, "shmem.OrToAll on int64, all PEs", ordered(shmem.OrToAll[int64])},
 	{"reduce_int_min", famColl, "elems", 1, mib, false, 4, activeAll, metricNone, 1, "shmem.MinToAll on int32, all PEs", ordered(shmem.MinToAll[int32])},
+	{"inscan_long_sum", famColl, "elems", 1, mib, false, 8, activeAll, metricNone, 1, "shmem.SumInScan on int64 over the world team, all PEs", func(n, batch int) {
+		for range batch {
+			if err := shmem.SumInScan(shmem.TeamWorld(), view[int64](bufB)[:n], view[int64](bufA)[:n]); err != nil {
+				panic(err)
+			}
+		}
+	}},
 	{"alltoall64", famColl, "elems", 1, 64 * kib, false, 8, activeAll, metricNone, 1, "shmem.AllToAll64, all PEs", func(n, batch int) {
 		for range batch {
 			ps, _ := nextSync()

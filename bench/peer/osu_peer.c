@@ -308,6 +308,7 @@ static void run_alltoalls64(size_t n, int batch)
 }
 
 #define NA_15 "OpenSHMEM 1.5 routine; Open MPI 4.1's OSHMEM implements 1.4"
+#define NA_16 "OpenSHMEM 1.6 routine; Open MPI 4.1's OSHMEM implements 1.4"
 
 static const struct op ops[] = {
     {"put", FAM_RMA, "B", 8, 16 * MIB, 0, 1, ACTIVE_PE0, METRIC_NONE, 1,
@@ -359,6 +360,8 @@ static const struct op ops[] = {
      "shmem_long_or_to_all, all PEs", NULL, run_reduce_long_or},
     {"reduce_int_min", FAM_COLL, "elems", 1, MIB, 0, sizeof(int), ACTIVE_ALL, METRIC_NONE, 1,
      "shmem_int_min_to_all, all PEs", NULL, run_reduce_int_min},
+    {"inscan_long_sum", FAM_COLL, "elems", 1, MIB, 0, sizeof(long), ACTIVE_ALL, METRIC_NONE, 1,
+     "shmem_long_sum_inscan over SHMEM_TEAM_WORLD, all PEs", NA_16, NULL},
     {"alltoall64", FAM_COLL, "elems", 1, 64 * KIB, 0, 8, ACTIVE_ALL, METRIC_NONE, 1,
      "shmem_alltoall64, all PEs", NULL, run_alltoall64},
     {"alltoalls64", FAM_COLL, "elems", 1, 64 * KIB, 0, 8, ACTIVE_ALL, METRIC_NONE, 1,
