@@ -21,7 +21,8 @@ import (
 // never two calls apart in an area's words (a small broadcast's phase on the root's node
 // is eager, as on one node: it leaves nothing in the area but the slots, whose next
 // sender waits for them). Leaders may be: a small broadcast's root leaves once its mail is
-// sent (netBroadcast). So what one leader writes into another's area or scratch without
+// sent (netBroadcast), and so does a scan's member whose successor is on another node
+// (scanMails; mail with credits, taken in call order). So what one leader writes into another's area or scratch without
 // a handshake in the same call is a count (signal adds, await subtracts: a later call's
 // count waits for its call) or an epoch, never data: data goes as mail, into the user's
 // dst (ready before any PE calls, as the spec has it), or into an area or scratch its
