@@ -109,3 +109,55 @@ func TestScanEdges(t *testing.T) {
 		shmem.BarrierAll()
 	}, 1, 2, 4)
 }
+
+// Back-to-back scans with no barrier between them: across nodes a member whose successor
+// is on another node mails its prefix and returns, so the chain's head runs ahead of
+// members that dawdle, by more calls than the mail window (credits then hold it back).
+// Then reductions on the same team's areas come between; every member checks every
+// result, and the head changes its source as soon as a call returns.
+func TestScanRunAhead(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		const calls = 300
+		src, dst := mustAlloc[int64](t, 16), mustAlloc[int64](t, 16)
+		rsrc, rdst := mustAlloc[int64](t, 4), mustAlloc[int64](t, 4)
+		value := func(call, pe, k int) int64 { return int64(call)<<32 | int64(pe)<<16 | int64(k) }
+		world := shmem.TeamWorld()
+		for call := range calls {
+			if me > 0 && mix(uint64(call*n+me))%3 == 0 { // a few microseconds of work
+				for x := range 2000 + int(mix(uint64(call))%4000) {
+					sink += x
+				}
+			}
+			if call >= calls*2/3 && call%5 == 4 { // scans alone first: the head can run ahead
+				for k := range rsrc {
+					rsrc[k] = int64(call + me + k)
+				}
+				if err := shmem.SumReduce(world, rdst, rsrc); err != nil {
+					t.Fatal(err)
+				}
+				for k, got := range rdst {
+					if want := int64(n*(call+k) + n*(n-1)/2); got != want {
+						t.Fatalf("PE %d call %d: sum[%d] = %d, want %d", me, call, k, got, want)
+					}
+				}
+				continue
+			}
+			m := 1 + call%16
+			for k := range m {
+				src[k] = value(call, me, k)
+			}
+			if err := shmem.SumInScan(world, dst[:m], src[:m]); err != nil {
+				t.Fatal(err)
+			}
+			for k := range m {
+				var want int64
+				for pe := range me + 1 {
+					want += value(call, pe, k)
+				}
+				if dst[k] != want {
+					t.Fatalf("PE %d call %d: inscan[%d] = %#x, want %#x", me, call, k, dst[k], want)
+				}
+			}
+		}
+	}, 2, 3, 4)
+}
