@@ -204,7 +204,7 @@ func gatherHierAt(who string, g Group, h *hier, a, na *area, phase, word int, ca
 }
 
 // collectOneRound is collect across nodes in one network round where counts and blocks
-// took two (OSHMEM's allgather of the counts, then allgatherv, does the same two): each
+// took two (OSHMEM's time, about two exchanges', suggests it takes two as well): each
 // leader mails every other leader its node's members' byte counts followed, when they fit
 // the message, by their blocks. Every leader then knows every count, so every offset, and
 // places the blocks; only when some leader's blocks did not fit (all leaders see which)
