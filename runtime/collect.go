@@ -3,6 +3,7 @@ package rt
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -90,9 +91,7 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 		}
 		total += uintptr(len(msgs[j]))
 	}
-	if total > x.DstBytes {
-		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
-	}
+	x.checkTotal(who, total)
 	var off uintptr
 	for k := range g.Size { // starting after me, so members do not all read the same owner first
 		j := (me + k) % g.Size
@@ -146,7 +145,7 @@ func fcollectRing(who string, g Group, me int, a area, x CollectArgs) {
 // same way first (fcollect of one word into every member's scratch).
 func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 	na := a.net()
-	if !x.Fixed && uintptr(h.maxLocal)*8 <= netEagerMax { // every leader's counts fit a message
+	if !x.Fixed && uintptr(slices.Max(h.perNode))*8 <= netEagerMax { // every leader's counts fit a message
 		collectOneRound(who, g, h, a, &na, x)
 		return
 	}
@@ -170,9 +169,7 @@ func collectHier(who string, g Group, h *hier, me int, a *area, x CollectArgs) {
 		off = func(i int) uintptr { return offs[i] }
 		size = func(i int) uintptr { return offs[i+1] - offs[i] }
 		total = offs[g.Size]
-		if total > x.DstBytes {
-			panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
-		}
+		x.checkTotal(who, total)
 	}
 	_ = me
 	gatherHierAt(who, g, h, a, &na, phase, netData, true, x, off, size, total)
@@ -224,9 +221,7 @@ func collectOneRound(who string, g Group, h *hier, a, na *area, x CollectArgs) {
 	})
 	atomic.StoreUint64(w, 0) // read by my leader, which is done: the area is SyncValue again
 	n := uintptr(*total)
-	if n > x.DstBytes {
-		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, n))
-	}
+	x.checkTotal(who, n)
 	nodePhase(func() {
 		broadcast(who, h.loc, h.locMe, a.phase(2), BcastArgs{Dst: x.Dst, Src: x.Dst, Bytes: n, ToRoot: true})
 	})
@@ -236,23 +231,25 @@ func collectOneRound(who string, g Group, h *hier, a, na *area, x CollectArgs) {
 // block in my dst and returns the total. w is the word holding each member's count.
 func collectLeaders(who string, g Group, h *hier, na *area, w *uint64, x CollectArgs) uintptr {
 	L, lm := h.lead.Size, h.leadMe
-	counts := make([]uintptr, g.Size)
+	// offs[i+1] holds member i's count until every count is known, then the prefix sums
+	// make it the end of member i's block.
+	offs := make([]uintptr, g.Size+1)
+	size := func(i int) uintptr { return offs[i+1] - offs[i] }
 	bp := packBufs.Get().(*[]byte)
 	defer packBufs.Put(bp)
 	msg, data := (*bp)[:0], uintptr(0)
 	for i, l := range h.leaderOf {
-		if l != lm {
-			continue
+		if l == lm {
+			offs[i+1] = uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(w), g.PE(i)))))
+			msg = binary.NativeEndian.AppendUint64(msg, uint64(offs[i+1]))
+			data = addBytes(who, data, offs[i+1])
 		}
-		counts[i] = uintptr(atomic.LoadUint64((*uint64)(Remote(unsafe.Pointer(w), g.PE(i)))))
-		msg = binary.NativeEndian.AppendUint64(msg, uint64(counts[i]))
-		data = addBytes(who, data, counts[i])
 	}
 	allInline := addBytes(who, uintptr(len(msg)), data) <= netEagerMax
 	if allInline {
 		for i, l := range h.leaderOf {
 			if l == lm {
-				msg = append(msg, bytes(Remote(x.Src, g.PE(i)), counts[i])...)
+				msg = append(msg, bytes(Remote(x.Src, g.PE(i)), offs[i+1])...)
 			}
 		}
 	}
@@ -266,14 +263,14 @@ func collectLeaders(who string, g Group, h *hier, na *area, w *uint64, x Collect
 		l := (lm - s + L) % L
 		from := h.lead.PE(l)
 		p, n := na.awaitMail(netUp, mailOut{to: -1}, from, nil)
-		head, sum := 8*uintptr(nodeMembers(h, l)), uintptr(0)
+		head, sum := 8*uintptr(h.perNode[l]), uintptr(0)
 		if n >= head {
 			at := uintptr(0)
 			for i, li := range h.leaderOf {
 				if li == l {
-					counts[i] = uintptr(*(*uint64)(unsafe.Add(p, at)))
+					offs[i+1] = uintptr(*(*uint64)(unsafe.Add(p, at)))
 					at += 8
-					sum = addBytes(who, sum, counts[i])
+					sum = addBytes(who, sum, offs[i+1])
 				}
 			}
 		}
@@ -288,37 +285,33 @@ func collectLeaders(who string, g Group, h *hier, na *area, w *uint64, x Collect
 			panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes of counts and blocks where PE %d expects the %d of its node's counts and their blocks: every PE must call with the same group", who, from, Host(from), n, me, head))
 		}
 	}
-	offs := make([]uintptr, g.Size+1)
-	for i, c := range counts {
-		offs[i+1] = addBytes(who, offs[i], c)
+	for i := range g.Size {
+		offs[i+1] = addBytes(who, offs[i], offs[i+1])
 	}
-	if offs[g.Size] > x.DstBytes {
-		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, offs[g.Size]))
-	}
+	total := offs[g.Size]
+	x.checkTotal(who, total)
 	for i, l := range h.leaderOf {
 		if l == lm {
-			kernels.Copy(bytes(unsafe.Add(x.Dst, offs[i]), counts[i]), bytes(Remote(x.Src, g.PE(i)), counts[i]))
+			kernels.Copy(bytes(unsafe.Add(x.Dst, offs[i]), size(i)), bytes(Remote(x.Src, g.PE(i)), size(i)))
 		}
 	}
 	for l, p := range msgs {
 		if p == nil {
 			continue
 		}
-		at := 8 * uintptr(nodeMembers(h, l))
+		at := 8 * uintptr(h.perNode[l])
 		for i, li := range h.leaderOf {
 			if li == l {
-				copyBytes(unsafe.Add(x.Dst, offs[i]), unsafe.Add(p, at), counts[i])
-				at += counts[i]
+				copyBytes(unsafe.Add(x.Dst, offs[i]), unsafe.Add(p, at), size(i))
+				at += size(i)
 			}
 		}
 		netFreeMail(p)
 	}
 	if !allInline {
-		off := func(i int) uintptr { return offs[i] }
-		size := func(i int) uintptr { return offs[i+1] - offs[i] }
-		netAllgather(who, h, na, netData, x.Dst, true, offs[g.Size], off, size)
+		netAllgather(who, h, na, netData, x.Dst, true, total, func(i int) uintptr { return offs[i] }, size)
 	}
-	return offs[g.Size]
+	return total
 }
 
 // addBytes is a+b, a collect's byte count: more than the address space is a bad count.
@@ -329,13 +322,10 @@ func addBytes(who string, a, b uintptr) uintptr {
 	return a + b
 }
 
-// nodeMembers is how many members of the group leader l's node has.
-func nodeMembers(h *hier, l int) int {
-	n := 0
-	for _, li := range h.leaderOf {
-		if li == l {
-			n++
-		}
+// checkTotal stops a collect whose dst is shorter than what the members contribute, before
+// anything is written there.
+func (x CollectArgs) checkTotal(who string, total uintptr) {
+	if total > x.DstBytes {
+		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
 	}
-	return n
 }

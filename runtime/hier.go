@@ -36,8 +36,8 @@ type hier struct {
 	leadMe int   // my index in lead, -1 when I am not my node's leader
 	// leaderOf[i] is the index in lead of the leader of group member i's node.
 	leaderOf []int
-	maxFar   int // the most members any member has on other nodes than its own
-	maxLocal int // the most members any node has
+	maxFar   int   // the most members any member has on other nodes than its own
+	perNode  []int // perNode[l] is how many members leader l's node has
 }
 
 var hiers sync.Map // Group -> *hier (nil: the group is on my node only)
@@ -106,7 +106,7 @@ func splitByNode(g Group, node func(pe int) int, self int) *hier {
 	for _, l := range h.leaderOf {
 		count[l]++
 	}
-	h.maxFar, h.maxLocal = g.Size-slices.Min(count), slices.Max(count)
+	h.maxFar, h.perNode = g.Size-slices.Min(count), count
 	h.loc, h.lead = listGroup(mine), listGroup(leaders)
 	h.locMe, h.leadMe = h.loc.Index(self), h.lead.Index(self)
 	return h
