@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"testing"
 	"unsafe"
 
 	"github.com/goshmem/shmem"
@@ -197,4 +198,31 @@ func ptrOf(p *uint64) unsafe.Pointer { return unsafe.Pointer(p) }
 func sameBits[T any](a, b T) bool {
 	size := unsafe.Sizeof(a)
 	return string(unsafe.Slice((*byte)(unsafe.Pointer(&a)), size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b)), size))
+}
+
+// dawdle is a few microseconds of work on about a third of the calls of PEs but skip, so
+// that calls without a barrier between them find members at different points.
+func dawdle(call, n, me, skip int) {
+	if me != skip && mix(uint64(call*n+me))%3 == 0 {
+		for x := range 2000 + int(mix(uint64(call))%4000) {
+			sink += x
+		}
+	}
+}
+
+// sumReduceCheck is a team reduction between calls of a run-ahead test: every PE adds
+// call+me+k at element k, and checks the sums.
+func sumReduceCheck(t *testing.T, world shmem.Team, call, me, n int, rsrc, rdst []int64) {
+	t.Helper()
+	for k := range rsrc {
+		rsrc[k] = int64(call + me + k)
+	}
+	if err := shmem.SumReduce(world, rdst, rsrc); err != nil {
+		t.Fatal(err)
+	}
+	for k, got := range rdst {
+		if want := int64(n*(call+k) + n*(n-1)/2); got != want {
+			t.Fatalf("PE %d call %d: sum[%d] = %d, want %d", me, call, k, got, want)
+		}
+	}
 }

@@ -289,13 +289,6 @@ func TestBroadcastRunAhead(t *testing.T) {
 		src, dst := mustAlloc[int64](t, 16), mustAlloc[int64](t, 16)
 		rsrc, rdst := mustAlloc[int64](t, 4), mustAlloc[int64](t, 4)
 		value := func(call, root, k int) int64 { return int64(call)<<32 | int64(root)<<16 | int64(k) }
-		dawdle := func(call int) { // members but the root, now and then: a few microseconds of work
-			if mix(uint64(call*n+me))%3 == 0 {
-				for x := range 2000 + int(mix(uint64(call))%4000) {
-					sink += x
-				}
-			}
-		}
 		world := shmem.TeamWorld()
 		all := shmem.ActiveSet{Start: 0, LogStride: 0, Size: n}
 		for call := range 2 * calls {
@@ -306,22 +299,12 @@ func TestBroadcastRunAhead(t *testing.T) {
 					src[k] = value(call, root, k)
 				}
 			} else {
-				dawdle(call)
+				dawdle(call, n, me, root)
 			}
 			if call < calls {
 				shmem.Broadcast64(dst, src, m, root, all, pSync[call%2])
 			} else if call%3 == 0 {
-				for k := range rsrc {
-					rsrc[k] = int64(call + me + k)
-				}
-				if err := shmem.SumReduce(world, rdst, rsrc); err != nil {
-					t.Fatal(err)
-				}
-				for k, got := range rdst {
-					if want := int64(n*(call+k) + n*(n-1)/2); got != want {
-						t.Fatalf("PE %d call %d: sum[%d] = %d, want %d", me, call, k, got, want)
-					}
-				}
+				sumReduceCheck(t, world, call, me, n, rsrc, rdst)
 				continue
 			} else if err := shmem.Broadcast(world, dst[:m], src, root); err != nil {
 				t.Fatal(err)

@@ -123,23 +123,9 @@ func TestScanRunAhead(t *testing.T) {
 		value := func(call, pe, k int) int64 { return int64(call)<<32 | int64(pe)<<16 | int64(k) }
 		world := shmem.TeamWorld()
 		for call := range calls {
-			if me > 0 && mix(uint64(call*n+me))%3 == 0 { // a few microseconds of work
-				for x := range 2000 + int(mix(uint64(call))%4000) {
-					sink += x
-				}
-			}
+			dawdle(call, n, me, 0)                // members but the head
 			if call >= calls*2/3 && call%5 == 4 { // scans alone first: the head can run ahead
-				for k := range rsrc {
-					rsrc[k] = int64(call + me + k)
-				}
-				if err := shmem.SumReduce(world, rdst, rsrc); err != nil {
-					t.Fatal(err)
-				}
-				for k, got := range rdst {
-					if want := int64(n*(call+k) + n*(n-1)/2); got != want {
-						t.Fatalf("PE %d call %d: sum[%d] = %d, want %d", me, call, k, got, want)
-					}
-				}
+				sumReduceCheck(t, world, call, me, n, rsrc, rdst)
 				continue
 			}
 			m := 1 + call%16
