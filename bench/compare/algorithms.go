@@ -196,6 +196,9 @@ func runAlgorithms(cfg config, dir string, stderr io.Writer) ([]Record, map[stri
 	failed := map[string]bool{}
 	var recs []Record
 	notes, loads := ChoiceSources(out.String()), []string(nil)
+	if slices.Contains(cfg.benchArgs, "-touch") {
+		notes = append(notes, "-touch: each call's source written before it and its result read after, inside the timing (not FORMAT.md's loop)")
+	}
 	for rep := 1; rep <= cfg.reps; rep++ {
 		if l, ok := loadAverage(); ok {
 			loads = append(loads, l)

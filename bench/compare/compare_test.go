@@ -369,7 +369,11 @@ func TestParseFlags(t *testing.T) {
 	if cfg.reps != 5 || cfg.npes != 4 {
 		t.Errorf("reps %d npes %d", cfg.reps, cfg.npes)
 	}
-	for _, bad := range [][]string{{"--reps", "0"}, {"-i", "0"}, {"-x", "-1"}, {"-i", "many"}, {"stray"}} {
+	cfg, err = parseFlags([]string{"--algorithms", "--touch", "-o", "reduce_int_sum"}, io.Discard)
+	if want := []string{"-o", "reduce_int_sum", "-touch"}; err != nil || !slices.Equal(cfg.benchArgs, want) {
+		t.Errorf("--algorithms --touch: suite flags %q (%v), want %q", cfg.benchArgs, err, want)
+	}
+	for _, bad := range [][]string{{"--reps", "0"}, {"-i", "0"}, {"-x", "-1"}, {"-i", "many"}, {"stray"}, {"--touch"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}

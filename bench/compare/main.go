@@ -77,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.perNode, "per-node", 1, "PEs per node with --nodes (placed round-robin: PE 0 and PE 1 on different nodes)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Minute, "with --nodes, kill a run (on every node) after this long")
 	fs.BoolVar(&c.algorithms, "algorithms", false, "goshmem only: auto against each algorithm forced by SHMEM_*_ALGORITHM, per collective and size, auto's choice marked")
+	touch := fs.Bool("touch", false, "with --algorithms: the suite's -touch (each collective call's source written before it, its result read after)")
 	fs.StringVar(&c.dryRunCmd, "dry-run-cmd", defaultDryRunCmd, "with --algorithms: shell command printing the job's shmemrun --dry-run (auto's choices)")
 	fs.StringVar(&c.dir, "dir", "", "directory the commands run in (default: the goshmem module's root above the current directory)")
 	if err := fs.Parse(args); err != nil {
@@ -87,6 +88,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.algorithms && (c.nodes != 0 || fs.Lookup("json-in").Value.String() != "") {
 		return c, fmt.Errorf("--algorithms runs goshmem on one machine: not with --nodes or --json-in")
+	}
+	if *touch && !c.algorithms {
+		return c, fmt.Errorf("--touch: only with --algorithms (the OSHMEM peer runs FORMAT.md's loop, which has no such mode)")
 	}
 	if c.reps < 1 {
 		return c, fmt.Errorf("--reps: want at least 1, have %d", c.reps)
@@ -129,6 +133,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if *full {
 		c.benchArgs = append(c.benchArgs, "-f")
+	}
+	if *touch {
+		c.benchArgs = append(c.benchArgs, "-touch")
 	}
 	if *jsonIn != "" {
 		c.jsonIn = strings.Split(*jsonIn, ",")

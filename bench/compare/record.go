@@ -36,6 +36,7 @@ type Record struct {
 	MBps  *float64 `json:"mbps,omitempty"`
 	MOps  *float64 `json:"mops,omitempty"`
 	NA    string   `json:"na,omitempty"`
+	Touch bool     `json:"touch,omitempty"` // goshmem's -touch: source written and result read in each call
 	Rep   int      `json:"rep,omitempty"`
 }
 

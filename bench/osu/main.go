@@ -2,7 +2,13 @@
 // exactly (operations, batches, sizes, the sample loop, medians, JSON lines), so that its
 // numbers stand beside the C peer's on Open MPI's OSHMEM (bench/peer).
 //
-//	go run ./cmd/shmemrun -n 2 --bind-to core ./bench/osu [-m MIN:MAX] [-i N] [-x N] [-f] [--json] [-o OPS]
+//	go run ./cmd/shmemrun -n 2 --bind-to core ./bench/osu [-m MIN:MAX] [-i N] [-x N] [-f] [-touch] [--json] [-o OPS]
+//
+// -touch departs from FORMAT.md's loop (the C peer has no such mode): each collective call's
+// source is written just before it and its result read just after, as a program that
+// computes with them does. The loop's fixed buffers otherwise favour algorithms that read
+// the peers' sources in place and write into the peers' results, because then no cache line
+// moves between the PEs' cores at all, where eager messages move theirs every call.
 package main
 
 import (
@@ -95,6 +101,8 @@ var (
 	roundTrip   int64
 	expect      int64
 	selfTimed   time.Duration // the time progress measured itself (its sample is not the whole run)
+	srcPattern  []byte        // -touch: bufA's contents, written back before each call
+	touchSink   []byte        // -touch: where each call's result is read to
 	computeSink uint64
 	world       = shmem.ActiveSet{Start: 0, LogStride: 0, Size: 0}
 )
@@ -405,6 +413,32 @@ func (o *op) bufferBytes(size int) int {
 	return n
 }
 
+// touchBytes is how much of a collective's source (bufA) and result (bufB) one call at size
+// uses on each PE: what -touch writes before the call and reads after it.
+func (o *op) touchBytes(size int) (src, dst int) {
+	n := size * o.elemBytes
+	switch o.name {
+	case "collect64", "fcollect64":
+		return n, n * npes
+	case "alltoall64":
+		return n * npes, n * npes
+	case "alltoalls64":
+		return n * npes * a2asStride, n * npes * a2asStride
+	}
+	return n, n
+}
+
+// touched runs o as -touch asks: one call at a time, its source written before (the same
+// bytes as at the start, so results do not change) and its result read after.
+func (o *op) touched(size, batch int) {
+	src, dst := o.touchBytes(size)
+	for range batch {
+		copy(bufA[:src], srcPattern[:src])
+		o.run(size, 1)
+		copy(touchSink[:dst], bufB[:dst])
+	}
+}
+
 func (o *op) isActive(pe int) bool {
 	switch o.active {
 	case activePE0:
@@ -440,6 +474,7 @@ type options struct {
 	min, max      int // max < 0: the operation's own
 	iters, warmup int // < 0: the operation's default
 	full, json    bool
+	touch         bool
 	selected      map[string]bool
 }
 
@@ -472,6 +507,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.IntVar(&opt.warmup, "x", -1, "warm-up samples per size (default: per operation family)")
 	fs.BoolVar(&opt.full, "f", false, "also report min/max/avg over PEs of each PE's median")
 	fs.BoolVar(&opt.json, "json", false, "JSON lines on stdout (bench/FORMAT.md) instead of the table")
+	fs.BoolVar(&opt.touch, "touch", false, "collectives: write each call's source before it and read its result after (times include both; not FORMAT.md's loop)")
 	sel := fs.String("o", "", "comma-separated operations (default all)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -534,14 +570,18 @@ func median(v []float64) float64 {
 }
 
 // measure runs the sample loop of FORMAT.md and gathers the PEs' medians on PE 0.
-func measure(o *op, size, iters, warmup int) result {
+func measure(o *op, size, iters, warmup int, touch bool) result {
 	batch := o.batchOf(size)
+	run := o.run
+	if touch && o.fam == famColl {
+		run = o.touched
+	}
 	samples := make([]float64, iters)
 	for s := range warmup + iters {
 		shmem.BarrierAll()
 		selfTimed = 0
 		t0 := time.Now()
-		o.run(size, batch)
+		run(size, batch)
 		d := time.Since(t0)
 		if o.fam == famProgress {
 			d = selfTimed // the put's time, not the wait before it
@@ -583,6 +623,9 @@ func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func printHeader(o *op, opt *options) {
 	fmt.Printf("# %s: %s, %d PEs\n", o.name, o.title, npes)
+	if opt.touch && o.fam == famColl {
+		fmt.Println("# -touch: each call's source written before it and its result read after, inside the timing")
+	}
 	first := "Size"
 	if o.unit != "B" {
 		first = "Elements"
@@ -607,6 +650,9 @@ func printRow(o *op, size int, r result, opt *options) {
 			impl, o.name, size, o.unit, npes, r.iters, r.batch, g6(r.us))
 		if opt.full {
 			fmt.Fprintf(&b, `,"us_min":%s,"us_max":%s,"us_avg":%s`, g6(r.usMin), g6(r.usMax), g6(r.usAvg))
+		}
+		if opt.touch && o.fam == famColl {
+			b.WriteString(`,"touch":true`)
 		}
 		switch o.metric {
 		case metricMBps:
@@ -694,6 +740,9 @@ func main() {
 	for i := range bufA {
 		bufA[i] = byte(i*7 + me)
 	}
+	if opt.touch {
+		srcPattern, touchSink = slices.Clone(bufA), make([]byte, len(bufB))
+	}
 	for k := range 2 {
 		pWrk[k] = alloc[byte](wrk*8, "pWrk")
 		pSync[k] = alloc[int64](shmem.SyncSize, "pSync")
@@ -726,7 +775,7 @@ func main() {
 				warmup = opt.warmup
 			}
 			progress(o, s, k == 0, done, total)
-			r := measure(o, s, iters, warmup)
+			r := measure(o, s, iters, warmup, opt.touch)
 			if me == 0 {
 				printRow(o, s, r, opt)
 			}

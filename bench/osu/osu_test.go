@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,4 +73,58 @@ func TestBadFlags(t *testing.T) {
 			t.Errorf("%q accepted", args)
 		}
 	}
+}
+
+// -touch: every collective's record says so and no other's does; a run through the
+// launcher also shows that the writes and reads stay inside the buffers (bounds checked).
+func TestTouchJSON(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "osu")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var stdout, stderr bytes.Buffer
+	st, err := launch.Run(launch.Config{NPEs: 3, Prog: bin, Args: []string{"-m", "1:64", "-i", "2", "-x", "1", "-touch", "--json", "-o", "put,barrier,broadcast64,collect64,fcollect64,reduce_int_sum,inscan_long_sum,alltoall64,alltoalls64"},
+		Stdout: &stdout, Stderr: &stderr, Env: append(os.Environ(), "SHMEM_SYMMETRIC_SIZE=64M")})
+	if err != nil || st != 0 {
+		t.Fatalf("status %d %v\n%s", st, err, stderr.String())
+	}
+	n := 0
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var r struct {
+			Op    string
+			Touch bool
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("not JSON: %q: %v", sc.Text(), err)
+		}
+		o := ops[slices.IndexFunc(ops, func(o op) bool { return o.name == r.Op })]
+		if r.Touch != (o.fam == famColl) {
+			t.Errorf("%s: touch %v: %s", r.Op, r.Touch, sc.Text())
+		}
+		n++
+	}
+	if n != 1+8*7 { // barrier at its one size; put and the 7 collectives at 7 sizes each
+		t.Errorf("%d records, want %d:\n%s", n, 1+8*7, stdout.String())
+	}
+}
+
+// touchBytes never exceeds what the buffers are allocated for.
+func TestTouchBytesInsideBuffers(t *testing.T) {
+	for _, n := range []int{1, 3, 64} {
+		npes = n
+		for i := range ops {
+			o := &ops[i]
+			if o.fam != famColl {
+				continue
+			}
+			for _, s := range []int{1, 7, o.max} {
+				src, dst := o.touchBytes(s)
+				if b := o.bufferBytes(s); src > b || dst > b || src <= 0 || dst <= 0 {
+					t.Errorf("%s at %d elements, %d PEs: touches %d and %d bytes, buffers hold %d", o.name, s, n, src, dst, b)
+				}
+			}
+		}
+	}
+	npes = 0
 }
