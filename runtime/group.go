@@ -123,6 +123,9 @@ func ActiveSetGroup(who string, start, logStride, size int) (Group, int) {
 type area struct {
 	p     unsafe.Pointer
 	epoch uint64 // team areas: the call's epoch (see barrierDissem); 0 on a pSync
+	// pairLine, on a team's areas, is the line barrierPair uses in every call, whichever
+	// of the two areas the call has (nil: a's own first dissemination line).
+	pairLine unsafe.Pointer
 	// eagerSent is set while an eager message this PE sent on an area of the scope (a
 	// team's, or the active sets' with the world team's) may be unread: see eagerFresh.
 	eagerSent *uint64

@@ -127,6 +127,7 @@ func (t *Team) next() area {
 	t.s.seq++
 	a := teamArea(t.Slot, int(t.s.seq&1))
 	a.epoch = t.s.seq * 16 // room for 15 barriers in one call, increasing in each area
+	a.pairLine = teamArea(t.Slot, 0).p
 	a.eagerSent = &t.s.eagerSent
 	return a
 }
