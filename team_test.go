@@ -155,3 +155,55 @@ func TestSplitNegativeStride(t *testing.T) {
 		rev.Destroy()
 	})
 }
+
+// A team slot taken again by a team of another size: eager messages leave their data in a
+// team's slots (only the flags are emptied), and slots sit at other offsets at another
+// size, so a new team must not find the old data where its flags are. Every member checks
+// every result of reductions, broadcasts and collects of every eager size, on both teams.
+func TestTeamSlotReuseEager(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		src, dst := mustAlloc[int64](t, 256), mustAlloc[int64](t, 256*n)
+		check := func(tm shmem.Team, round int) {
+			tn, tme := tm.NPEs(), tm.MyPE()
+			for _, k := range []int{1, 7, 32, 64, 100, 159} { // up to a whole slot at 2 PEs
+				for i := range k {
+					src[i] = int64(1000*round + 10*tme + i)
+				}
+				if err := shmem.SumReduce(tm, dst[:k], src[:k]); err != nil {
+					t.Fatal(err)
+				}
+				for i := range k {
+					want := int64(tn*(1000*round+i) + 10*tn*(tn-1)/2)
+					if dst[i] != want {
+						t.Fatalf("round %d, %d PEs, %d elements: sum[%d] = %d, want %d", round, tn, k, i, dst[i], want)
+					}
+				}
+				if err := shmem.Broadcast(tm, dst[:k], src[:k], tn-1); err != nil {
+					t.Fatal(err)
+				}
+				if dst[k-1] != int64(1000*round+10*(tn-1)+k-1) {
+					t.Fatalf("round %d, %d PEs, %d elements: broadcast gave %d", round, tn, k, dst[k-1])
+				}
+				if err := shmem.FCollect(tm, dst[:k*tn], src[:k]); err != nil {
+					t.Fatal(err)
+				}
+				for j := range tn {
+					if got := dst[j*k]; got != int64(1000*round+10*j) {
+						t.Fatalf("round %d, %d PEs, %d elements: block %d starts %d", round, tn, k, j, got)
+					}
+				}
+			}
+		}
+		for round, size := range []int{n, max(n-1, 1), n, 1} {
+			tm, err := shmem.TeamWorld().SplitStrided(0, 1, size, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if me < size {
+				check(tm, round+1)
+				tm.Destroy()
+			}
+			shmem.BarrierAll()
+		}
+	})
+}

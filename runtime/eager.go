@@ -113,10 +113,16 @@ func (a area) recv(g Group, me, from int) (msg []byte, n uintptr, eager bool) {
 	return bytes(unsafe.Pointer(a.word(slot+1)), uintptr(f-1)), uintptr(f - 1), true
 }
 
-// eagerDone zeroes the slot of member from's message, whose data was msg; the sender may
-// be waiting for the slot to empty (slotFlag).
+// eagerDone empties the slot of member from's message, whose data was msg; the sender may
+// be waiting for the slot to empty (slotFlag). Only a pSync must hold SyncValue in every
+// word again: on a team's area the flag is enough (claim clears a team's words when it
+// takes the slot, so data left behind never meets another slot layout), and not writing
+// the data saves the lines' transfer back to this core, which the sender's next message
+// pays for (a 2-PE team reduction of 1 KiB, Intel Xeon VM: 0.73 against 0.63 us).
 func (a area) eagerDone(g Group, me, from int, msg []byte) {
-	clear(msg)
+	if a.epoch == 0 {
+		clear(msg)
+	}
 	shm.StoreRelease(a.word(eagerSlot(g, me, from)), 0)
 	Notify(g.PE(from))
 }
