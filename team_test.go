@@ -159,7 +159,9 @@ func TestSplitNegativeStride(t *testing.T) {
 // A team slot taken again by a team of another size: eager messages leave their data in a
 // team's slots (only the flags are emptied), and slots sit at other offsets at another
 // size, so a new team must not find the old data where its flags are. Every member checks
-// every result of reductions, broadcasts and collects of every eager size, on both teams.
+// every result of reductions, broadcasts and collects of every eager size, on both teams,
+// and syncs the team before the next call writes dst again: the spec has every PE's dst
+// ready before any PE calls (across nodes a leader in its next call puts into the others').
 func TestTeamSlotReuseEager(t *testing.T) {
 	forSizes(t, func(t *testing.T, me, n int) {
 		src, dst := mustAlloc[int64](t, 256), mustAlloc[int64](t, 256*n)
@@ -178,12 +180,14 @@ func TestTeamSlotReuseEager(t *testing.T) {
 						t.Fatalf("round %d, %d PEs, %d elements: sum[%d] = %d, want %d", round, tn, k, i, dst[i], want)
 					}
 				}
+				tm.Sync()
 				if err := shmem.Broadcast(tm, dst[:k], src[:k], tn-1); err != nil {
 					t.Fatal(err)
 				}
 				if dst[k-1] != int64(1000*round+10*(tn-1)+k-1) {
 					t.Fatalf("round %d, %d PEs, %d elements: broadcast gave %d", round, tn, k, dst[k-1])
 				}
+				tm.Sync()
 				if err := shmem.FCollect(tm, dst[:k*tn], src[:k]); err != nil {
 					t.Fatal(err)
 				}
@@ -192,6 +196,7 @@ func TestTeamSlotReuseEager(t *testing.T) {
 						t.Fatalf("round %d, %d PEs, %d elements: block %d starts %d", round, tn, k, j, got)
 					}
 				}
+				tm.Sync()
 			}
 		}
 		for round, size := range []int{n, max(n-1, 1), n, 1} {
