@@ -91,3 +91,40 @@ func TestConcurrentActiveSets(t *testing.T) {
 		}
 	}, 2, 4, 5)
 }
+
+// Both ways the 2-PE barrier's wait may start (GOSHMEM_FIRST_POLL: pause, then load; load
+// at once), between wait_until and signal waits in a ping-pong whose every step checks the
+// value the other PE sent.
+func TestFirstPollPaths(t *testing.T) {
+	for _, mode := range []string{"pause", "load"} {
+		t.Run(mode, func(t *testing.T) {
+			if !shmemtest.Run(t, 2, shmemtest.Options{Env: []string{"GOSHMEM_FIRST_POLL=" + mode}}) {
+				return
+			}
+			me, _ := initPE(t)
+			ctr := mustAlloc[int64](t, 1)
+			ivar := mustAlloc[int64](t, 1)
+			data, sig := mustAlloc[int64](t, 1), mustAlloc[uint64](t, 1)
+			other := 1 - me
+			for round := int64(1); round <= 2000; round++ {
+				shmem.AtomicAdd(&ctr[0], 1, 0)
+				shmem.BarrierAll()
+				if got := shmem.AtomicFetch(&ctr[0], 0); got < 2*round {
+					t.Fatalf("round %d: left the barrier with %d arrivals of %d", round, got, 2*round)
+				}
+				if me == int(round%2) { // the two PEs take turns to start
+					shmem.P(&ivar[0], round, other)
+					shmem.WaitUntil(&ivar[0], shmem.CmpEQ, -round)
+					shmem.PutSignal(data, []int64{round * 3}, &sig[0], uint64(round), shmem.SignalSet, other)
+				} else {
+					shmem.WaitUntil(&ivar[0], shmem.CmpEQ, round)
+					shmem.P(&ivar[0], -round, other)
+					if got := shmem.SignalWaitUntil(&sig[0], shmem.CmpEQ, uint64(round)); got != uint64(round) || data[0] != round*3 {
+						t.Fatalf("round %d: signal %d, data %d", round, got, data[0])
+					}
+				}
+			}
+			shmem.BarrierAll()
+		})
+	}
+}

@@ -40,11 +40,13 @@ struct goshmem_fastpath {
 	int spin;                         /* this PE's waits spin (they do not yield and sleep) */
 	/* Not NULL when shmem_barrier_all and shmem_sync_all are rt's Team.pairSync (2 PEs on
 	 * one node, the pair barrier): the world team's call count and eager mark (two words),
-	 * the world area's line of each parity on PE 0 (my flag is word me, the other's word
-	 * 1-me), the other PE (rt.CABIView's Pair fields). */
+	 * the barrier's line on PE 0, the same for every call (my flag is word me, the other's
+	 * word 1-me), the other PE, whether the wait loads before its first pause (rt.CABIView's
+	 * Pair fields). */
 	uint64_t *pair_sync;
-	uint64_t *pair_line[2];
+	uint64_t *pair_line;
 	int pair_other;
+	int pair_poll_first;
 };
 
 extern struct goshmem_fastpath goshmem_fp __attribute__((visibility("hidden")));

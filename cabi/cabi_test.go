@@ -172,7 +172,8 @@ func TestAPI(t *testing.T) {
 // static data, the atomics of every type against a serial model with all PEs contending,
 // shmem_ptr, fence and quiet, and waiters woken by every kind of post. The tests' PEs share
 // CPUs, so waits yield and sleep and posters ring doorbells; more PEs than CPUs too; and
-// with GOSHMEM_WAIT=spin, where waits poll in C first.
+// with GOSHMEM_WAIT=spin, where waits poll in C first (and the pair barrier loads first or
+// pauses first, GOSHMEM_FIRST_POLL).
 func TestFastPath(t *testing.T) {
 	exe := compile(t, "fastpath", "testdata/fastpath.c")
 	for _, n := range []int{1, 2, 3, 4, 8} {
@@ -187,6 +188,14 @@ func TestFastPath(t *testing.T) {
 			t.Fatal(j)
 		}
 	})
+	// shmem_barrier_all's pair barrier both ways its wait may start.
+	for _, poll := range []string{"load", "pause"} {
+		t.Run("spin-first-poll-"+poll, func(t *testing.T) {
+			if j := runEnv(t, []string{"GOSHMEM_WAIT=spin", "GOSHMEM_FIRST_POLL=" + poll}, exe, 2); j.status != 0 {
+				t.Fatal(j)
+			}
+		})
+	}
 	t.Run("no-pie", func(t *testing.T) {
 		if j := run(t, compile(t, "fastpath-no-pie", "testdata/fastpath.c", "-no-pie"), 2); j.status != 0 {
 			t.Fatal(j)
@@ -341,6 +350,14 @@ func TestContexts(t *testing.T) {
 			t.Fatal(j)
 		}
 	})
+	// shmem_barrier_all's pair barrier both ways its wait may start.
+	for _, poll := range []string{"load", "pause"} {
+		t.Run("spin-first-poll-"+poll, func(t *testing.T) {
+			if j := runEnv(t, []string{"GOSHMEM_WAIT=spin", "GOSHMEM_FIRST_POLL=" + poll}, exe, 2); j.status != 0 {
+				t.Fatal(j)
+			}
+		})
+	}
 }
 
 // Implicit finalization: a program that returns from main after shmem_init without

@@ -331,9 +331,10 @@ GOSHMEM_INLINE void *goshmem_fast_ptr(int r, const void *dest, int pe)
 }
 
 /* shmem_barrier_all (fence set) and shmem_sync_all at 2 PEs on one node: rt's Team.pairSync
- * on the same words, with the same epochs, in the same order (the next call's area, its
- * first barrier's epoch, my flag, the other's awaited, pausing before each poll, the eager
- * mark cleared), its wait past the first polls in Go. 0: not this job, the call goes to Go.
+ * on the same words, with the same epochs, in the same order (the call count, its first
+ * barrier's epoch, my flag in the one line every call uses, the other's awaited, loading
+ * first when pair_poll_first and then pausing before each poll, the eager mark cleared), its
+ * wait past the first polls in Go. 0: not this job, the call goes to Go.
  * Measured on a Zen 2 VM, cores apart (cabi's BenchmarkC): shmem_barrier_all through Go's
  * pairSync 0.29-0.35 us, here 0.15-0.19 (Go's own BarrierAll 0.11-0.14 in the same runs): the
  * cgo call sat between seeing the other's flag and storing the next one, the barrier's cycle. */
@@ -346,11 +347,11 @@ GOSHMEM_INLINE int goshmem_fast_pair_sync(int r, int fence)
 		goshmem_fence_store(); /* rt.BarrierAll's: my stores before my arrival */
 	uint64_t seq = ++s[0];
 	uint64_t e = seq * 16 + 1;
-	uint64_t *line = goshmem_fp.pair_line[seq & 1];
+	uint64_t *line = goshmem_fp.pair_line;
 	__atomic_store_n(line + goshmem_fp.me, e, __ATOMIC_RELEASE);
 	goshmem_fp_notify(r, goshmem_fp.pair_other);
 	const uint64_t *other = line + (1 - goshmem_fp.me);
-	int seen = 0;
+	int seen = goshmem_fp.pair_poll_first && __atomic_load_n(other, __ATOMIC_ACQUIRE) >= e;
 	for (int i = 0; i < 64 && !seen; i++) {
 		goshmem_pause();
 		seen = __atomic_load_n(other, __ATOMIC_ACQUIRE) >= e;

@@ -90,9 +90,20 @@ func barrierPair(g Group, i int, a *area) {
 	Notify(g.PE(1 - i))
 	// A wait for the other's answer: its first polls pause before they load (AwaitAnswer),
 	// or they compete for the line my store is still taking (0.072 against 0.050 us a
-	// barrier, Zen 2 VM, shared-cache placement).
+	// barrier, Zen 2 VM, shared-cache placement) - unless a pause costs more than that
+	// line's trip, as on an Intel Xeon VM (BarrierAll 0.109-0.119 us pausing first,
+	// 0.089-0.108 loading first): the calibration measures which (pairPollFirst).
+	if pairPollFirst && atomic.LoadUint64(other) >= e {
+		return
+	}
 	AwaitAnswer(WaitBarrier, wordDissem+1-i, func() bool { return atomic.LoadUint64(other) >= e })
 }
+
+// pairPollFirst: barrierPair loads the other's flag before its first pause
+// (GOSHMEM_FIRST_POLL, else the model's PollFirst); set at Init. Only there: the waits of
+// the WaitUntil family keep their pause first, which this Intel VM's wait_until_some round
+// trip still measured faster (0.15-0.24 against 0.25-0.30 us).
+var pairPollFirst bool
 
 // barrierLinear gathers every member's arrival at member 0, which then releases them all.
 //

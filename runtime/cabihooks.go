@@ -28,11 +28,13 @@ type CABIView struct {
 	MultiNode bool
 	// PairSync, when not nil, is the world team's teamSync (its call count, then its eager
 	// mark) and the world's barrier is barrierPair: BarrierAll and SyncAll are then
-	// Team.pairSync, which C repeats on these words. PairLine[p] is the line of the world
-	// area of parity p on PE 0 (member i's flag is its word i), PairOther the other PE.
-	PairSync  unsafe.Pointer
-	PairLine  [2]unsafe.Pointer
-	PairOther int
+	// Team.pairSync, which C repeats on these words. PairLine is barrierPair's line on PE 0
+	// (the world's first area's; member i's flag is its word i), PairOther the other PE,
+	// PairPollFirst whether the wait loads before its first pause (pairPollFirst).
+	PairSync      unsafe.Pointer
+	PairLine      unsafe.Pointer
+	PairOther     int
+	PairPollFirst bool
 }
 
 // CABI is the C ABI's view of the job while this PE runs; ok is false before Init and after
@@ -59,10 +61,9 @@ func CABI() (v CABIView, ok bool) {
 func (v CABIView) withPair() CABIView {
 	if World.barrierChoice(); World.pair {
 		v.PairSync = unsafe.Pointer(World.s)
-		for p := range v.PairLine {
-			v.PairLine[p] = Remote(teamArea(World.Slot, p).p, World.G.PE(0))
-		}
+		v.PairLine = Remote(teamArea(World.Slot, 0).p, World.G.PE(0))
 		v.PairOther = World.G.PE(1 - World.Me)
+		v.PairPollFirst = pairPollFirst
 	}
 	return v
 }

@@ -62,6 +62,13 @@ func modelInit(lookup func(string) (string, bool)) error {
 		machineModel, modelFields = f.Model, f.Source
 		modelSource = fmt.Sprintf("calibrated %s (measured %s)", name, f.Measured)
 	}
+	pairPollFirst = machineModel.PollFirst
+	switch conf.String("GOSHMEM_FIRST_POLL") {
+	case "pause":
+		pairPollFirst = false
+	case "load":
+		pairPollFirst = true
+	}
 	text, ok := lookup(EnvTable)
 	name, _ := lookup(EnvTableFile)
 	if !ok {

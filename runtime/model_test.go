@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/runtime/settings"
 	"github.com/goshmem/shmem/topology"
 )
 
@@ -14,6 +15,32 @@ func lookupOf(env map[string]string) func(string) (string, bool) {
 
 // modelInit takes the model and the table the launcher passed, and names their files in
 // its errors; without them, the default model and no table.
+// pairPollFirst follows the model's FirstPoll unless GOSHMEM_FIRST_POLL says otherwise.
+func TestModelInitFirstPoll(t *testing.T) {
+	saved := conf
+	defer func() { conf = saved; modelInit(lookupOf(nil)) }()
+	load, pause := topology.DefaultCostModel(), topology.DefaultCostModel()
+	load.PollFirst = true
+	for _, c := range []struct {
+		model   topology.CostModel
+		setting string
+		want    bool
+	}{{load, "", true}, {pause, "", false}, {load, "pause", false}, {pause, "load", true}, {load, "auto", true}} {
+		v, err := settings.Parse(lookupOf(map[string]string{"GOSHMEM_FIRST_POLL": c.setting}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf = v
+		text := string(topology.FormatModel(topology.ModelFile{Machine: "M", Measured: "now", Model: c.model}))
+		if err := modelInit(lookupOf(map[string]string{EnvModel: text})); err != nil || pairPollFirst != c.want {
+			t.Errorf("model PollFirst %v, GOSHMEM_FIRST_POLL=%q: pairPollFirst %v (%v), want %v", c.model.PollFirst, c.setting, pairPollFirst, err, c.want)
+		}
+	}
+	if _, err := settings.Parse(lookupOf(map[string]string{"GOSHMEM_FIRST_POLL": "sometimes"})); err == nil {
+		t.Error("GOSHMEM_FIRST_POLL=sometimes accepted")
+	}
+}
+
 func TestModelInitSources(t *testing.T) {
 	defer modelInit(lookupOf(nil))
 	if err := modelInit(lookupOf(nil)); err != nil || machineModel != topology.DefaultCostModel() || tuning != nil || !strings.HasPrefix(modelSource, "default") {

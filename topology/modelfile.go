@@ -20,8 +20,10 @@ import (
 //	BWL3       41000   measured
 //	...
 //
-// Latencies take Go duration syntax, bandwidths are MB/s. TreeRadix and EagerRegion are
-// settings of a job, not properties of the machine: they are not in the file.
+// Latencies take Go duration syntax, bandwidths are MB/s, FirstPoll is load or pause
+// (CostModel.PollFirst; files written before it existed lack it: pause, the default).
+// TreeRadix and EagerRegion are settings of a job, not properties of the machine: they are
+// not in the file.
 
 // ModelFile is a parsed model file.
 type ModelFile struct {
@@ -32,7 +34,18 @@ type ModelFile struct {
 }
 
 // modelFields are the fields of a model file, in the order it lists them.
-var modelFields = []string{"LatL3", "LatCrossL3", "LatSocket", "LatNet", "BWL3", "BWCrossL3", "BWSocket", "BWNet", "BWCombine"}
+var modelFields = []string{"LatL3", "LatCrossL3", "LatSocket", "LatNet", "BWL3", "BWCrossL3", "BWSocket", "BWNet", "BWCombine", "FirstPoll"}
+
+// optionalFields may be missing from a model file (written before they existed).
+var optionalFields = map[string]bool{"FirstPoll": true}
+
+// firstPollValue is FirstPoll as a model file writes it.
+func firstPollValue(load bool) string {
+	if load {
+		return "load"
+	}
+	return "pause"
+}
 
 // ModelFields lists the machine's fields of a CostModel, as model files name them.
 func ModelFields() []string { return append([]string(nil), modelFields...) }
@@ -74,6 +87,9 @@ func FieldValue(m CostModel, name string) string {
 	}
 	if p := bwField(&m, name); p != nil {
 		return strconv.FormatInt(*p, 10)
+	}
+	if name == "FirstPoll" {
+		return firstPollValue(m.PollFirst)
 	}
 	panic("topology.FieldValue: no field " + name)
 }
@@ -143,6 +159,11 @@ func ParseModel(name string, data []byte) (ModelFile, error) {
 				return ModelFile{}, errf("%s: bad bandwidth %q (want MB/s, a positive integer)", key, val)
 			}
 			*p = n
+		} else if key == "FirstPoll" {
+			if val != "load" && val != "pause" {
+				return ModelFile{}, errf("FirstPoll: bad value %q (want load or pause)", val)
+			}
+			f.Model.PollFirst = val == "load"
 		} else {
 			return ModelFile{}, errf("unknown field %q (want machine, measured, %s)", key, strings.Join(modelFields, ", "))
 		}
@@ -152,7 +173,7 @@ func ParseModel(name string, data []byte) (ModelFile, error) {
 		return ModelFile{}, fmt.Errorf("%s: no machine line", name)
 	}
 	for _, k := range modelFields {
-		if _, ok := seen[k]; !ok {
+		if _, ok := seen[k]; !ok && !optionalFields[k] {
 			return ModelFile{}, fmt.Errorf("%s: no %s line", name, k)
 		}
 	}
@@ -194,8 +215,11 @@ func KeyHash(key string) string {
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
-// ModelFileName is the name of the model file of machine key in the cache directory.
-func ModelFileName(machine string) string { return "model-" + KeyHash(machine) + ".txt" }
+// ModelFileName is the name of the model file of machine key in the cache directory. The
+// "v2" is the file's format: a binary from before FirstPoll rejects that line, so files
+// with it go under another name than theirs (model-HASH.txt), and a cache shared by both
+// keeps working for each.
+func ModelFileName(machine string) string { return "model-v2-" + KeyHash(machine) + ".txt" }
 
 // cpuModel is the first "model name" of a /proc/cpuinfo (x86), else its "Hardware" or
 // CPU implementer and part (arm64), else "".

@@ -8,9 +8,10 @@ import (
 
 func sampleModelFile() ModelFile {
 	m := DefaultCostModel()
-	m.LatL3, m.BWL3, m.BWCombine = 186*time.Nanosecond, 11400, 37300
+	m.LatL3, m.BWL3, m.BWCombine, m.PollFirst = 186*time.Nanosecond, 11400, 37300, true
 	src := map[string]string{"LatL3": "measured (CPUs 0,1)", "BWL3": "measured (CPUs 0,1)",
-		"LatCrossL3": "derived: LatL3 × 215/47 (one L3 domain)", "BWCombine": "measured"}
+		"LatCrossL3": "derived: LatL3 × 215/47 (one L3 domain)", "BWCombine": "measured",
+		"FirstPoll": "measured (a 2-PE barrier 64ns loading first, 112ns pausing first)"}
 	return ModelFile{Machine: "AMD EPYC | 1 socket, 1 L3 domain, 2 cores, 2 CPUs | linux 6.1", Measured: "2026-12-02T18:00:00Z", Model: m, Source: src}
 }
 
@@ -43,18 +44,36 @@ func TestModelFileErrors(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"bad duration", strings.Replace(good, "LatL3      186ns", "LatL3 fast", 1), "m.txt:5: LatL3: bad duration \"fast\""},
 		{"negative bw", strings.Replace(good, "BWL3       11400", "BWL3 -5", 1), "m.txt:9: BWL3: bad bandwidth \"-5\""},
-		{"unknown", good + "LatMoon 1s measured\n", "m.txt:14: unknown field \"LatMoon\""},
-		{"twice", good + "LatL3 1ns measured\n", "m.txt:14: LatL3 given twice (first on line 5)"},
+		{"unknown", good + "LatMoon 1s measured\n", "m.txt:15: unknown field \"LatMoon\""},
+		{"twice", good + "LatL3 1ns measured\n", "m.txt:15: LatL3 given twice (first on line 5)"},
+		{"bad first poll", strings.Replace(good, "FirstPoll  load", "FirstPoll  maybe", 1), "m.txt:14: FirstPoll: bad value \"maybe\" (want load or pause)"},
 		{"no source", strings.Replace(good, "BWNet      12000    default", "BWNet 12000", 1), "m.txt:12: BWNet 12000: no source"},
 		{"missing", strings.Replace(good, "BWNet      12000    default\n", "", 1), "m.txt: no BWNet line"},
 		{"no machine", strings.Replace(good, "machine ", "# machine ", 1), "m.txt: no machine line"},
-		{"no value", good + "BWNet\n", "m.txt:14: BWNet given twice"},
+		{"no value", good + "BWNet\n", "m.txt:15: BWNet given twice"},
 	}
 	for _, c := range cases {
 		_, err := ParseModel("m.txt", []byte(c.text))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q...", c.name, err, c.want)
 		}
+	}
+}
+
+// A file written before FirstPoll existed still parses, pausing first as the default does.
+func TestModelFileWithoutFirstPoll(t *testing.T) {
+	var lines []string
+	for _, l := range strings.Split(string(FormatModel(sampleModelFile())), "\n") {
+		if !strings.HasPrefix(l, "FirstPoll") {
+			lines = append(lines, l)
+		}
+	}
+	f, err := ParseModel("old.txt", []byte(strings.Join(lines, "\n")))
+	if err != nil || f.Model.PollFirst || f.Source["FirstPoll"] != "" {
+		t.Errorf("old file: %v, PollFirst %v, source %q", err, f.Model.PollFirst, f.Source["FirstPoll"])
+	}
+	if !strings.Contains(ModelSummary(f.Model, f.Source), "FirstPoll  pause    default") {
+		t.Errorf("summary:\n%s", ModelSummary(f.Model, f.Source))
 	}
 }
 

@@ -73,6 +73,9 @@ type Measurement struct {
 	Pair     Pair
 	HandOff  time.Duration // half the flag round trip
 	ReadMBps float64       // reading 256 KiB the other CPU just wrote
+	// A 2-PE barrier (PairBarrier) with its first poll after a pause and at once: which is
+	// faster depends on the CPU (CostModel.PollFirst).
+	PairPaused, PairLoaded time.Duration
 }
 
 // peerReadSize is what the cost model's bandwidths are priced at: larger than L2, so
@@ -92,13 +95,24 @@ func Measure(t *topology.Topology, allowed topology.CPUSet, o Options) (map[Leve
 	}
 	out := map[Level]Measurement{}
 	for l, p := range Pairs(t, allowed) {
-		best := Measurement{Pair: p, HandOff: math.MaxInt64}
+		best := Measurement{Pair: p, HandOff: math.MaxInt64, PairPaused: math.MaxInt64, PairLoaded: math.MaxInt64}
 		for range rounds {
 			rt, err := FlagRoundTrip(p.A, p.B, 15, 200)
 			if err != nil {
 				return nil, 0, err
 			}
 			best.HandOff = min(best.HandOff, median(rt)/2)
+			for _, paused := range []bool{true, false} {
+				bt, err := PairBarrier(p.A, p.B, 15, 500, paused)
+				if err != nil {
+					return nil, 0, err
+				}
+				if paused {
+					best.PairPaused = min(best.PairPaused, median(bt))
+				} else {
+					best.PairLoaded = min(best.PairLoaded, median(bt))
+				}
+			}
 			bw, err := PeerRead(p.A, p.B, peerReadSize, 15)
 			if err != nil {
 				return nil, 0, err
@@ -162,7 +176,24 @@ func Model(machine string, at time.Time, ms map[Level]Measurement, combineMBps f
 		m.BWCombine = roundMBps(combineMBps)
 		src["BWCombine"] = "measured (int64 sum kernel in cache)"
 	}
+	m.PollFirst, src["FirstPoll"] = firstPoll(ms)
 	return topology.ModelFile{Machine: machine, Measured: at.UTC().Format(time.RFC3339), Model: m, Source: src}
+}
+
+// firstPoll decides CostModel.PollFirst from the nearest level's 2-PE barriers: load at
+// once only when that was clearly faster (5%), since pausing first is what the default
+// model measured best (Zen 2); with nothing measured, the default.
+func firstPoll(ms map[Level]Measurement) (bool, string) {
+	for l := range numLevels {
+		m, ok := ms[l]
+		if !ok || m.PairPaused <= 0 || m.PairLoaded <= 0 {
+			continue
+		}
+		load := m.PairLoaded*100 < m.PairPaused*95
+		return load, fmt.Sprintf("measured (CPUs %d,%d: a 2-PE barrier %v loading first, %v pausing first)",
+			m.Pair.A, m.Pair.B, m.PairLoaded.Round(time.Nanosecond), m.PairPaused.Round(time.Nanosecond))
+	}
+	return topology.DefaultCostModel().PollFirst, "default (no two CPUs to measure between)"
 }
 
 // nearest is the measured level closest to l, the nearer one first on a tie.

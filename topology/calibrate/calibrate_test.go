@@ -94,6 +94,28 @@ func TestModelDerivation(t *testing.T) {
 	}
 }
 
+// FirstPoll loads at once only when the measured 2-PE barrier was clearly faster so, at the
+// nearest measured level; else, and with nothing measured, it pauses first as the default.
+func TestModelFirstPoll(t *testing.T) {
+	at := time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		loaded, paused time.Duration
+		want           bool
+	}{{64, 112, true}, {100, 102, false}, {112, 64, false}} {
+		ms := map[Level]Measurement{
+			SameL3:   {Pair: Pair{0, 1}, HandOff: 100, ReadMBps: 1, PairLoaded: c.loaded, PairPaused: c.paused},
+			CrossSoc: {Pair: Pair{0, 9}, HandOff: 300, ReadMBps: 1, PairLoaded: c.paused, PairPaused: c.loaded}, // farther: not asked
+		}
+		f := Model("M", at, ms, 0)
+		if f.Model.PollFirst != c.want || !strings.HasPrefix(f.Source["FirstPoll"], "measured (CPUs 0,1: a 2-PE barrier") {
+			t.Errorf("loaded %v paused %v: PollFirst %v (%s), want %v", c.loaded, c.paused, f.Model.PollFirst, f.Source["FirstPoll"], c.want)
+		}
+	}
+	if f := Model("M", at, nil, 0); f.Model.PollFirst || !strings.HasPrefix(f.Source["FirstPoll"], "default") {
+		t.Errorf("nothing measured: PollFirst %v (%s)", f.Model.PollFirst, f.Source["FirstPoll"])
+	}
+}
+
 func TestRoundMBps(t *testing.T) {
 	for in, want := range map[float64]int64{0.2: 1, 7: 7, 12345: 12300, 987654: 988000} {
 		if got := roundMBps(in); got != want {
@@ -116,7 +138,7 @@ func TestMeasureLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for l, m := range ms {
-		if m.HandOff <= 0 || m.HandOff > time.Millisecond || m.ReadMBps <= 0 {
+		if m.HandOff <= 0 || m.HandOff > time.Millisecond || m.ReadMBps <= 0 || m.PairPaused <= 0 || m.PairLoaded <= 0 || m.PairLoaded > time.Millisecond {
 			t.Errorf("level %d: %+v", l, m)
 		}
 	}
@@ -124,6 +146,9 @@ func TestMeasureLive(t *testing.T) {
 		t.Errorf("combine %v MB/s", combine)
 	}
 	if _, err := FlagRoundTrip(0, 0, 1, 1); err == nil || !strings.Contains(err.Error(), "calibrate.FlagRoundTrip") {
+		t.Errorf("one CPU: %v", err)
+	}
+	if _, err := PairBarrier(1, 1, 1, 1, true); err == nil || !strings.Contains(err.Error(), "calibrate.PairBarrier") {
 		t.Errorf("one CPU: %v", err)
 	}
 	if _, err := PeerRead(0, 1, 8, 1); err == nil || !strings.Contains(err.Error(), "calibrate.PeerRead") {

@@ -90,6 +90,65 @@ func FlagRoundTrip(a, b, samples, batch int) ([]time.Duration, error) {
 	return out, err
 }
 
+// PairBarrier runs the runtime's 2-PE barrier protocol (barrierPair) between CPU a and
+// CPU b: one cache line, each side storing the barrier's number into its word and waiting
+// for the other's. pauseFirst pauses once between the store and the first poll, as waits
+// do by default; else the first poll loads at once. It returns samples times, each the
+// mean barrier over batch barriers, as side a saw them.
+func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, error) {
+	if a == b || samples < 1 || batch < 1 {
+		return nil, fmt.Errorf("calibrate.PairBarrier: want two CPUs and positive counts, have CPUs %d,%d, %d samples of %d", a, b, samples, batch)
+	}
+	var pair struct {
+		_ [64]byte
+		w [8]atomic.Int64 // words 0 and 1: one line
+		_ [64]byte
+	}
+	rounds := int64(samples * batch)
+	side := func(i int, tick func(e int64)) {
+		mine, other := &pair.w[i], &pair.w[1-i]
+		for e := int64(1); e <= rounds; e++ {
+			mine.Store(e)
+			if pauseFirst {
+				shm.Pause()
+			}
+			for v := other.Load(); v < e; v = other.Load() {
+				if v < 0 {
+					return
+				}
+				shm.Pause()
+			}
+			tick(e)
+		}
+	}
+	otherErr := make(chan error, 1)
+	go func() {
+		err := onCPU(b, func() { side(1, func(int64) {}) })
+		if err != nil {
+			pair.w[1].Store(-1) // side a may be waiting
+		}
+		otherErr <- err
+	}()
+	out := make([]time.Duration, 0, samples)
+	t0 := time.Now()
+	err := onCPU(a, func() {
+		side(0, func(e int64) {
+			if e%int64(batch) == 0 {
+				t := time.Now()
+				out = append(out, t.Sub(t0)/time.Duration(batch))
+				t0 = t
+			}
+		})
+	})
+	if err != nil {
+		pair.w[0].Store(-1) // the other side may be waiting
+	}
+	if e := <-otherErr; err == nil {
+		err = e
+	}
+	return out, err
+}
+
 // PeerRead times copying size bytes on CPU a right after CPU b wrote them (so the lines
 // are modified in b's cache, or evicted past its size): samples copies, each returned as
 // MB/s.
