@@ -74,10 +74,10 @@ func barrierDissem(who string, g Group, i int, a *area) {
 //
 // Every call uses the same line (the team's first area's, a.pairLine), not its own area's:
 // alternating between two lines cost twice one line on an Intel Xeon VM (the bare protocol
-// 0.149 against 0.064 us; BarrierAll at 2 PEs 0.13-0.16 against 0.11-0.12). Sharing is safe because the
-// words only grow (epochs increase across both areas) and each has one writer: a member
-// already in its next call stores a larger epoch, which the other's wait for >= e accepts,
-// rightly, since that member passed e.
+// 0.149 against 0.064 us; BarrierAll at 2 PEs 0.13-0.16 against 0.11-0.12). Sharing is
+// safe because the words only grow (epochs increase across both areas) and each has one
+// writer: a member already in its next call stores a larger epoch, which the other's wait
+// for >= e accepts, rightly, since that member passed e.
 func barrierPair(g Group, i int, a *area) {
 	w := a.pairLine
 	if w == nil {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/goshmem/shmem/kernels"
 	"github.com/goshmem/shmem/runtime/shm"
@@ -99,14 +100,17 @@ func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, er
 	if a == b || samples < 1 || batch < 1 {
 		return nil, fmt.Errorf("calibrate.PairBarrier: want two CPUs and positive counts, have CPUs %d,%d, %d samples of %d", a, b, samples, batch)
 	}
-	var pair struct {
-		_ [64]byte
-		w [8]atomic.Int64 // words 0 and 1: one line
-		_ [64]byte
+	// The two words: the first two of a line, alone in it (buf holds a whole line from a
+	// line boundary on, and a line on each side of it).
+	buf := new([24]atomic.Int64)
+	k := 8
+	for uintptr(unsafe.Pointer(&buf[k]))%64 != 0 {
+		k++
 	}
+	w := buf[k : k+2]
 	rounds := int64(samples * batch)
 	side := func(i int, tick func(e int64)) {
-		mine, other := &pair.w[i], &pair.w[1-i]
+		mine, other := &w[i], &w[1-i]
 		for e := int64(1); e <= rounds; e++ {
 			mine.Store(e)
 			if pauseFirst {
@@ -125,7 +129,7 @@ func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, er
 	go func() {
 		err := onCPU(b, func() { side(1, func(int64) {}) })
 		if err != nil {
-			pair.w[1].Store(-1) // side a may be waiting
+			w[1].Store(-1) // side a may be waiting
 		}
 		otherErr <- err
 	}()
@@ -141,7 +145,7 @@ func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, er
 		})
 	})
 	if err != nil {
-		pair.w[0].Store(-1) // the other side may be waiting
+		w[0].Store(-1) // the other side may be waiting
 	}
 	if e := <-otherErr; err == nil {
 		err = e
