@@ -401,21 +401,17 @@ func (o *op) defaultIters(size int) (int, int) {
 
 // bufferBytes is what bufA and bufB must hold for an operation at a size.
 func (o *op) bufferBytes(size int) int {
-	n := size * o.elemBytes
-	switch o.name {
-	case "put_nbi_rate":
+	if o.name == "put_nbi_rate" {
 		return 8 * window
-	case "collect64", "fcollect64", "alltoall64":
-		return n * npes
-	case "alltoalls64":
-		return n * npes * a2asStride
 	}
-	return n
+	src, dst := o.extent(size)
+	return max(src, dst)
 }
 
-// touchBytes is how much of a collective's source (bufA) and result (bufB) one call at size
-// uses on each PE: what -touch writes before the call and reads after it.
-func (o *op) touchBytes(size int) (src, dst int) {
+// extent is how much of the source (bufA) and the destination (bufB) one operation at size
+// uses on each PE: what the buffers must hold, and what -touch writes before a collective
+// call and reads after it.
+func (o *op) extent(size int) (src, dst int) {
 	n := size * o.elemBytes
 	switch o.name {
 	case "collect64", "fcollect64":
@@ -431,7 +427,7 @@ func (o *op) touchBytes(size int) (src, dst int) {
 // touched runs o as -touch asks: one call at a time, its source written before (the same
 // bytes as at the start, so results do not change) and its result read after.
 func (o *op) touched(size, batch int) {
-	src, dst := o.touchBytes(size)
+	src, dst := o.extent(size)
 	for range batch {
 		copy(bufA[:src], srcPattern[:src])
 		o.run(size, 1)

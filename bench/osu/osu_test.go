@@ -109,22 +109,21 @@ func TestTouchJSON(t *testing.T) {
 	}
 }
 
-// touchBytes never exceeds what the buffers are allocated for.
-func TestTouchBytesInsideBuffers(t *testing.T) {
-	for _, n := range []int{1, 3, 64} {
-		npes = n
-		for i := range ops {
-			o := &ops[i]
-			if o.fam != famColl {
-				continue
-			}
-			for _, s := range []int{1, 7, o.max} {
-				src, dst := o.touchBytes(s)
-				if b := o.bufferBytes(s); src > b || dst > b || src <= 0 || dst <= 0 {
-					t.Errorf("%s at %d elements, %d PEs: touches %d and %d bytes, buffers hold %d", o.name, s, n, src, dst, b)
-				}
-			}
+// extent: what one call of a collective uses of its source and destination, per PE (the
+// buffers' size and -touch's span).
+func TestExtent(t *testing.T) {
+	defer func(n int) { npes = n }(npes)
+	npes = 3
+	for name, want := range map[string][2]int{
+		"broadcast64": {56, 56}, "collect64": {56, 168}, "fcollect64": {56, 168},
+		"reduce_int_sum": {28, 28}, "inscan_long_sum": {56, 56}, "alltoall64": {168, 168}, "alltoalls64": {336, 336},
+	} {
+		o := &ops[slices.IndexFunc(ops, func(o op) bool { return o.name == name })]
+		if src, dst := o.extent(7); src != want[0] || dst != want[1] {
+			t.Errorf("%s of 7 elements at 3 PEs: extent %d, %d, want %d, %d", name, src, dst, want[0], want[1])
+		}
+		if b := o.bufferBytes(7); b != max(want[0], want[1]) {
+			t.Errorf("%s: buffers of %d bytes, want %d", name, b, max(want[0], want[1]))
 		}
 	}
-	npes = 0
 }
