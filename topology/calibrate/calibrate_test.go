@@ -151,6 +151,19 @@ func TestMeasureLive(t *testing.T) {
 	if _, err := PairBarrier(1, 1, 1, 1, true); err == nil || !strings.Contains(err.Error(), "calibrate.PairBarrier") {
 		t.Errorf("one CPU: %v", err)
 	}
+	// A CPU that cannot be pinned: an error, not a wait for a side that never runs.
+	off := topo.Online.First() + 512
+	for name, probe := range map[string]func(a, b int) error{
+		"FlagRoundTrip": func(a, b int) error { _, err := FlagRoundTrip(a, b, 3, 10); return err },
+		"PairBarrier":   func(a, b int) error { _, err := PairBarrier(a, b, 3, 10, false); return err },
+		"PeerRead":      func(a, b int) error { _, err := PeerRead(a, b, 4096, 3); return err },
+	} {
+		for _, c := range [][2]int{{0, off}, {off, 0}} {
+			if err := probe(c[0], c[1]); err == nil || !strings.Contains(err.Error(), "pinning to CPU") {
+				t.Errorf("%s on CPUs %d,%d: %v", name, c[0], c[1], err)
+			}
+		}
+	}
 	if _, err := PeerRead(0, 1, 8, 1); err == nil || !strings.Contains(err.Error(), "calibrate.PeerRead") {
 		t.Errorf("8 bytes: %v", err)
 	}

@@ -36,6 +36,29 @@ func onCPU(cpu int, f func()) error {
 	return <-errc
 }
 
+// onPair runs sideA on a goroutine pinned to CPU a and sideB on one pinned to CPU b, at
+// once, and returns when both have. A side that cannot be pinned never runs, so the other
+// would wait for it forever: then stop is called, which must make every wait of both sides
+// end (each probe's words hold -1 for it).
+func onPair(a, b int, sideA, sideB func(), stop func()) error {
+	errB := make(chan error, 1)
+	go func() {
+		err := onCPU(b, sideB)
+		if err != nil {
+			stop()
+		}
+		errB <- err
+	}()
+	err := onCPU(a, sideA)
+	if err != nil {
+		stop()
+	}
+	if e := <-errB; err == nil {
+		err = e
+	}
+	return err
+}
+
 // line is an int64 alone in its cache line.
 type line struct {
 	_ [64]byte
@@ -53,41 +76,36 @@ func FlagRoundTrip(a, b, samples, batch int) ([]time.Duration, error) {
 	}
 	ping, pong := new(line), new(line)
 	rounds := int64(samples * batch)
-	echoErr := make(chan error, 1)
-	go func() {
-		echoErr <- onCPU(b, func() {
-			for i := int64(1); i <= rounds; i++ {
-				for v := ping.v.Load(); v != i; v = ping.v.Load() {
-					if v < 0 {
-						return
-					}
-					shm.Pause()
-				}
-				pong.v.Store(i)
-			}
-		})
-	}()
 	out := make([]time.Duration, 0, samples)
-	err := onCPU(a, func() {
+	initiate := func() {
 		i := int64(1)
 		for range samples {
 			t0 := time.Now()
 			for range batch {
 				ping.v.Store(i)
-				for pong.v.Load() != i {
+				for v := pong.v.Load(); v != i; v = pong.v.Load() {
+					if v < 0 {
+						return
+					}
 					shm.Pause()
 				}
 				i++
 			}
 			out = append(out, time.Since(t0)/time.Duration(batch))
 		}
-	})
-	if err != nil {
-		ping.v.Store(-1) // the echo may be waiting
 	}
-	if e := <-echoErr; err == nil {
-		err = e
+	echo := func() {
+		for i := int64(1); i <= rounds; i++ {
+			for v := ping.v.Load(); v != i; v = ping.v.Load() {
+				if v < 0 {
+					return
+				}
+				shm.Pause()
+			}
+			pong.v.Store(i)
+		}
 	}
+	err := onPair(a, b, initiate, echo, func() { ping.v.Store(-1); pong.v.Store(-1) })
 	return out, err
 }
 
@@ -125,17 +143,9 @@ func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, er
 			tick(e)
 		}
 	}
-	otherErr := make(chan error, 1)
-	go func() {
-		err := onCPU(b, func() { side(1, func(int64) {}) })
-		if err != nil {
-			w[1].Store(-1) // side a may be waiting
-		}
-		otherErr <- err
-	}()
 	out := make([]time.Duration, 0, samples)
 	t0 := time.Now()
-	err := onCPU(a, func() {
+	timed := func() {
 		side(0, func(e int64) {
 			if e%int64(batch) == 0 {
 				t := time.Now()
@@ -143,13 +153,8 @@ func PairBarrier(a, b, samples, batch int, pauseFirst bool) ([]time.Duration, er
 				t0 = t
 			}
 		})
-	})
-	if err != nil {
-		w[0].Store(-1) // the other side may be waiting
 	}
-	if e := <-otherErr; err == nil {
-		err = e
-	}
+	err := onPair(a, b, timed, func() { side(1, func(int64) {}) }, func() { w[0].Store(-1); w[1].Store(-1) })
 	return out, err
 }
 
@@ -162,28 +167,32 @@ func PeerRead(a, b, size, samples int) ([]float64, error) {
 	}
 	src, dst := make([]byte, size), make([]byte, size)
 	var turn line // 1: the writer's turn, 2: the reader's, -1: stop
-	writerErr := make(chan error, 1)
-	go func() {
-		writerErr <- onCPU(b, func() {
-			for gen := byte(1); ; gen++ {
-				for v := turn.v.Load(); v != 1; v = turn.v.Load() {
-					if v < 0 {
-						return
-					}
-					shm.Pause()
+	stop := func() { turn.v.Store(-1) }
+	write := func() {
+		for gen := byte(1); ; gen++ {
+			for v := turn.v.Load(); v != 1; v = turn.v.Load() {
+				if v < 0 {
+					return
 				}
-				for i := 0; i < len(src); i += 64 {
-					src[i] = gen
-				}
-				turn.v.Store(2)
+				shm.Pause()
 			}
-		})
-	}()
+			for i := 0; i < len(src); i += 64 {
+				src[i] = gen
+			}
+			turn.v.Store(2)
+		}
+	}
 	out := make([]float64, 0, samples)
-	err := onCPU(a, func() {
-		for range samples {
-			turn.v.Store(1)
-			for turn.v.Load() != 2 {
+	read := func() {
+		defer stop() // the writer waits for its next turn
+		for prev := int64(0); len(out) < samples; prev = 2 {
+			if !turn.v.CompareAndSwap(prev, 1) { // not over a stop
+				return
+			}
+			for v := turn.v.Load(); v != 2; v = turn.v.Load() {
+				if v < 0 {
+					return
+				}
 				shm.Pause()
 			}
 			t0 := time.Now()
@@ -191,11 +200,8 @@ func PeerRead(a, b, size, samples int) ([]float64, error) {
 			el := time.Since(t0)
 			out = append(out, float64(size)/max(el.Seconds(), 1e-9)/1e6)
 		}
-	})
-	turn.v.Store(-1)
-	if e := <-writerErr; err == nil {
-		err = e
 	}
+	err := onPair(a, b, read, write, stop)
 	return out, err
 }
 
