@@ -30,7 +30,10 @@ func TestMultinodeSuite(t *testing.T) {
 	}
 	cache := t.TempDir()
 	// The second run sends every network phase's data by put, fence and signal (an eager
-	// limit of 0), the path larger transfers take, for the collectives' tests.
+	// limit of 0), the path larger transfers take, for the collectives' tests. The third
+	// serves the network only from the PEs' own calls (GOSHMEM_NET_PROGRESS=calls: no
+	// progress goroutine; waits spin, as that needs), for the tests of operations that need
+	// their target's CPU.
 	for _, v := range []struct {
 		perNode int
 		name    string
@@ -39,6 +42,7 @@ func TestMultinodeSuite(t *testing.T) {
 	}{
 		{2, "", suitePattern, nil},
 		{2, "-no-eager", "^Test(Alltoall|Broadcast|BroadcastRunAhead|Collect|Reductions|Scans|Teams|BackToBackAlternating|ConcurrentActiveSets)$", []string{"GOSHMEM_NET_EAGER=0"}},
+		{1, "-calls", "^Test(AcrossNodes(Progress|WaitSharesWorker|FinalizeEndsProgress|CtxWorkers|NBI)|FetchAddTotal|CompareSwapLock|AMOSemantics|AMOGoroutines|CtxRMA|CtxAMO|PutGet|PutNBIQuietAndScalars|Strided|PutSignal|LockCounts|AnyFairness|SyncForms|Alltoall|Broadcast|Reductions|Teams)$", []string{"GOSHMEM_NET_PROGRESS=calls", "GOSHMEM_WAIT=spin"}},
 	} {
 		perNode := v.perNode
 		t.Run(strconv.Itoa(len(c.Nodes))+"x"+strconv.Itoa(perNode)+v.name, func(t *testing.T) {

@@ -136,6 +136,20 @@ var (
 	libIdle    = sync.NewCond(&sync.Mutex{})
 )
 
+// netProgressThread decides from GOSHMEM_NET_PROGRESS whether a goroutine serves other
+// nodes' requests while the PE computes (the engine's progress goroutine). Without it a
+// wait must not sleep: a sleeping wait counts on that goroutine to serve the network and
+// ring its doorbell, so "calls" needs waits that spin.
+func netProgressThread(setting string, sleepWait bool) (bool, error) {
+	if setting != "calls" {
+		return true, nil
+	}
+	if sleepWait {
+		return false, errors.New("GOSHMEM_NET_PROGRESS=calls: this node's PEs share CPUs, so their waits sleep and count on the progress thread to serve the network; set GOSHMEM_WAIT=spin as well, or keep GOSHMEM_NET_PROGRESS=thread")
+	}
+	return false, nil
+}
+
 // netPolls bounds one polled wait in the engine: a progress call over TCP costs 0.3-0.5 us,
 // so the wait is back in Go every 100 us or so for its checks.
 const netPolls = 256

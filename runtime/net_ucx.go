@@ -247,7 +247,11 @@ func netStart() error {
 		engine = &ucxEngine{} // PMIx only: Abort and Finalize
 		return nil
 	}
-	if err := ucx.Init(mySeg, uintptr(segSize)); err != nil {
+	thread, err := netProgressThread(conf.String("GOSHMEM_NET_PROGRESS"), sleepWait)
+	if err != nil {
+		return err
+	}
+	if err := ucx.Init(mySeg, uintptr(segSize), thread); err != nil {
 		return err
 	}
 	ucx.SetYield(sleepWait)
@@ -310,6 +314,9 @@ func netStart() error {
 	netWanted = ucx.LockWanted
 	netT = &ucxTransport{w: w}
 	newRemoteCtx = e.NewContext // each communication context gets a worker of its own
+	if !thread {
+		return nil // GOSHMEM_NET_PROGRESS=calls: the PE's own calls progress the worker
+	}
 	// The progress goroutine must run while the PE computes: with a single P it would wait
 	// for the computing goroutine's preemption (10 ms).
 	if runtime.GOMAXPROCS(0) < 2 {

@@ -161,7 +161,8 @@ func acrossNodes(sizes []int, maxPEs string) []int {
 }
 
 // launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
-// forwarded with -x, and PEs share the node's CPUs.
+// forwarded with -x, and PEs share the node's CPUs, so their waits sleep unless the whole
+// run sets GOSHMEM_WAIT (the multinode suite's run without a progress goroutine spins).
 func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
 	t.Helper()
 	argv := strings.Fields(cmd)
@@ -170,7 +171,9 @@ func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string
 	for _, kv := range os.Environ() {
 		own[kv] = true
 	}
-	env = append(env, "GOSHMEM_WAIT=sleep")
+	if os.Getenv("GOSHMEM_WAIT") == "" {
+		env = append(env, "GOSHMEM_WAIT=sleep")
+	}
 	for _, kv := range env {
 		if !own[kv] || strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_") {
 			argv = append(argv, "-x", kv)

@@ -102,6 +102,7 @@ void gsx_pmix_finalize(void) { PMIx_Finalize(NULL, 0); }
 // per communication context), each with an endpoint and an unpacked rkey per remote PE.
 
 static ucp_context_h ctx;
+static int wakeup; // UCP_FEATURE_WAKEUP: every worker has a wake-up descriptor
 static ucp_mem_h memh;
 static char *seg_base; // this PE's segment: the target of other PEs' strided messages
 static size_t seg_len;
@@ -146,7 +147,8 @@ static unsigned progress_others(gsx_worker *w) {
 	return n;
 }
 
-int gsx_init(void *seg, size_t len, int wakeup) {
+int gsx_init(void *seg, size_t len, int wake) {
+	wakeup = wake;
 	// AMOs from every PE of a job must be atomic with each other: node-local PEs use CPU
 	// atomics on the shared segment, so remote ones must too (a NIC's atomics are not
 	// coherent with the CPU's). The user's setting wins.
@@ -201,7 +203,7 @@ int gsx_rkey(void **p, size_t *n) {
 	return 0;
 }
 
-int gsx_worker_new(gsx_worker **out, int npes, int wakeup) {
+int gsx_worker_new(gsx_worker **out, int npes) {
 	gsx_worker *w = calloc(1, sizeof *w);
 	w->npes = npes;
 	w->efd = -1;

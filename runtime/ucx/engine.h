@@ -25,7 +25,7 @@ typedef struct { uint64_t am_sent, am_done, unflushed; } gsx_flush_state;
 gsx_flush_state *gsx_worker_flush_state(gsx_worker *w);
 int gsx_init(void *seg, size_t len, int wakeup);
 int gsx_rkey(void **p, size_t *n);
-int gsx_worker_new(gsx_worker **w, int npes, int wakeup);
+int gsx_worker_new(gsx_worker **w, int npes);
 int gsx_worker_address(gsx_worker *w, void **p, size_t *n);
 int gsx_failed(void);
 int gsx_failed_status(void); // once gsx_failed is not -1

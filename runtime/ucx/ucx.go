@@ -129,9 +129,12 @@ func Abort(status int, msg string) {
 // Finalize leaves the PMIx job.
 func Finalize() { C.gsx_pmix_finalize() }
 
-// Init creates the UCP context and registers this PE's segment [seg, seg+n).
-func Init(seg unsafe.Pointer, n uintptr) error {
-	return ucsErr("ucp_init/ucp_mem_map", C.gsx_init(seg, C.size_t(n), 1))
+// Init creates the UCP context and registers this PE's segment [seg, seg+n); with wakeup,
+// every worker gets a wake-up descriptor (Arm, WaitEvent). A context with the feature costs
+// each message the kernel's bookkeeping for it: UCX puts each transport's epoll set into
+// the worker's, and every arrival is also reported through that outer set.
+func Init(seg unsafe.Pointer, n uintptr, wakeup bool) error {
+	return ucsErr("ucp_init/ucp_mem_map", C.gsx_init(seg, C.size_t(n), cbool(wakeup)))
 }
 
 // RKey is the packed remote key of this PE's segment.
@@ -178,10 +181,11 @@ type Worker struct {
 	fs *C.gsx_flush_state // read by Flushed
 }
 
-// NewWorker creates a worker for a job of npes PEs, with a wake-up descriptor.
+// NewWorker creates a worker for a job of npes PEs, with a wake-up descriptor when Init
+// asked for them.
 func NewWorker(npes int) (*Worker, error) {
 	var w *C.gsx_worker
-	if err := ucsErr("ucp_worker_create", C.gsx_worker_new(&w, C.int(npes), 1)); err != nil {
+	if err := ucsErr("ucp_worker_create", C.gsx_worker_new(&w, C.int(npes))); err != nil {
 		return nil, err
 	}
 	return &Worker{w, C.gsx_worker_flush_state(w)}, nil
