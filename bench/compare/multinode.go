@@ -60,13 +60,14 @@ func buildSteps(out string, ucxFlags []string) []buildStep {
 
 // multinodeJobs are the launches of a run across nodes (Args are set per run): the suites
 // at nodes × perNode PEs, round-robin, and the limit at one process on each of two nodes.
+// goshmem's job carries env (goshmemEnv), as a one-node run's shmemrun inherits it.
 // Where the machine has a CPU for each process, process r is bound to CPU r, as a
 // launcher binds each PE to a core of its own node (see fakenodes.Job.PinRanks).
-func multinodeJobs(nodes, perNode int, bins binaries, timeout time.Duration, cpus int) map[string]fakenodes.Job {
+func multinodeJobs(nodes, perNode int, bins binaries, timeout time.Duration, cpus int, env []string) map[string]fakenodes.Job {
 	jobs := map[string]fakenodes.Job{}
 	pin := nodes*perNode <= cpus
 	if bins.goshmem != "" {
-		jobs[implGoshmem] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.goshmem, Timeout: timeout, PinRanks: pin}
+		jobs[implGoshmem] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.goshmem, Timeout: timeout, PinRanks: pin, Env: env}
 	}
 	if bins.oshmem != "" {
 		jobs[implOSHMEM] = fakenodes.Job{Nodes: nodes, PerNode: perNode, MapBy: "node", Prog: bins.oshmem, Timeout: timeout,
@@ -76,6 +77,19 @@ func multinodeJobs(nodes, perNode int, bins binaries, timeout time.Duration, cpu
 		jobs[implLimit] = fakenodes.Job{Nodes: 2, PerNode: 1, Prog: bins.limit, Timeout: timeout, PinRanks: cpus >= 2}
 	}
 	return jobs
+}
+
+// goshmemEnv is goshmem's settings in environ (SHMEM_* and GOSHMEM_*, but the fake nodes'
+// own GOSHMEM_FAKENODES*): mpirun forwards only what it is told to, so a setting such as
+// GOSHMEM_NET_PROGRESS=calls would otherwise stay on the machine running compare.
+func goshmemEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if (strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_")) && !strings.HasPrefix(kv, fakenodes.EnvMode) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // bindingNote says how the suites' PEs were bound, for the table's header.
@@ -186,8 +200,12 @@ func setUpMultinode(cfg config, dir string, stderr io.Writer) (runners []*runner
 		}
 	}
 	benchArgs := append([]string{"--json"}, cfg.benchArgs...)
-	jobs := multinodeJobs(cfg.nodes, cfg.perNode, bins, cfg.timeout, runtime.NumCPU())
+	env := goshmemEnv(os.Environ())
+	jobs := multinodeJobs(cfg.nodes, cfg.perNode, bins, cfg.timeout, runtime.NumCPU(), env)
 	notes = append(notes, bindingNote(cfg.nodes, cfg.perNode, runtime.NumCPU()))
+	if len(env) > 0 {
+		notes = append(notes, "goshmem's settings: "+strings.Join(env, " "))
+	}
 	for _, impl := range []string{implLimit, implGoshmem, implOSHMEM} {
 		j, ok := jobs[impl]
 		if !ok {

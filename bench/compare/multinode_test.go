@@ -65,9 +65,17 @@ func TestBuildSteps(t *testing.T) {
 	}
 }
 
+// goshmem's settings go to its job across the nodes; the fake nodes' own do not.
+func TestGoshmemEnv(t *testing.T) {
+	got := goshmemEnv([]string{"PATH=/bin", "GOSHMEM_NET_PROGRESS=calls", "SHMEM_INFO=1", "GOSHMEM_FAKENODES=require", "GOSHMEM_FAKENODES_SCRIPTS=/s", "MY_SHMEM_X=1"})
+	if want := []string{"GOSHMEM_NET_PROGRESS=calls", "SHMEM_INFO=1"}; !slices.Equal(got, want) {
+		t.Errorf("goshmemEnv: %q, want %q", got, want)
+	}
+}
+
 func TestMultinodeJobs(t *testing.T) {
 	bins := binaries{goshmem: "/b/osu", oshmem: "/b/osu_peer", limit: "/b/ucx_limit"}
-	jobs := multinodeJobs(3, 2, bins, time.Minute, 8)
+	jobs := multinodeJobs(3, 2, bins, time.Minute, 8, []string{"GOSHMEM_NET_PROGRESS=calls"})
 	g, o, l := jobs[implGoshmem], jobs[implOSHMEM], jobs[implLimit]
 	if g.Nodes != 3 || g.PerNode != 2 || g.MapBy != "node" || g.Prog != "/b/osu" || g.Launcher != "" || g.Timeout != time.Minute {
 		t.Errorf("goshmem job %+v: want mpirun, 3 nodes × 2, round-robin", g)
@@ -75,6 +83,9 @@ func TestMultinodeJobs(t *testing.T) {
 	want := []string{"--mca", "spml", "ucx", "--mca", "pml", "ucx", "--mca", "opal_common_ucx_tls", "any", "--mca", "opal_common_ucx_devices", "any"}
 	if o.Launcher != "oshrun" || !slices.Equal(o.LauncherArgs, want) || o.Nodes != 3 || o.PerNode != 2 || o.MapBy != "node" || o.Prog != "/b/osu_peer" {
 		t.Errorf("OSHMEM job %+v: want oshrun %q, 3 nodes × 2, round-robin", o, want)
+	}
+	if !slices.Equal(g.Env, []string{"GOSHMEM_NET_PROGRESS=calls"}) || o.Env != nil || l.Env != nil {
+		t.Errorf("settings: goshmem %q, OSHMEM %q, limit %q; want goshmem's alone", g.Env, o.Env, l.Env)
 	}
 	if l.Nodes != 2 || l.PerNode != 1 || l.Prog != "/b/ucx_limit" || l.Launcher != "" {
 		t.Errorf("limit job %+v: want 2 processes, one on each of two nodes", l)
@@ -84,7 +95,7 @@ func TestMultinodeJobs(t *testing.T) {
 	if !g.PinRanks || !o.PinRanks || !l.PinRanks {
 		t.Errorf("6 PEs on 8 CPUs: PinRanks goshmem %v, OSHMEM %v, limit %v; want all bound", g.PinRanks, o.PinRanks, l.PinRanks)
 	}
-	few := multinodeJobs(3, 2, bins, time.Minute, 4)
+	few := multinodeJobs(3, 2, bins, time.Minute, 4, nil)
 	if few[implGoshmem].PinRanks || few[implOSHMEM].PinRanks || !few[implLimit].PinRanks {
 		t.Errorf("6 PEs on 4 CPUs: PinRanks goshmem %v, OSHMEM %v, limit %v; want only the limit's bound",
 			few[implGoshmem].PinRanks, few[implOSHMEM].PinRanks, few[implLimit].PinRanks)
@@ -92,7 +103,7 @@ func TestMultinodeJobs(t *testing.T) {
 	if n := bindingNote(3, 2, 4); !strings.Contains(n, "none (6 PEs on 4 CPUs") {
 		t.Errorf("binding note at 6 PEs on 4 CPUs: %q", n)
 	}
-	if jobs := multinodeJobs(2, 1, binaries{goshmem: "/b/osu"}, time.Minute, 2); len(jobs) != 1 {
+	if jobs := multinodeJobs(2, 1, binaries{goshmem: "/b/osu"}, time.Minute, 2, nil); len(jobs) != 1 {
 		t.Errorf("with only goshmem built: jobs %v, want goshmem's alone", jobs)
 	}
 	// The jobs become the command lines the harness documents.
@@ -107,7 +118,7 @@ func TestMultinodeJobs(t *testing.T) {
 		t.Errorf("OSHMEM's command: %s", line)
 	}
 	// Bound: the program runs under taskset at its rank (1 PE: a CPU on every machine).
-	cmd, err = c.Command(multinodeJobs(1, 1, bins, time.Minute, 1)[implGoshmem])
+	cmd, err = c.Command(multinodeJobs(1, 1, bins, time.Minute, 1, nil)[implGoshmem])
 	if err != nil {
 		t.Fatal(err)
 	}
