@@ -28,6 +28,20 @@ import (
 // goroutine: the multinode suite's -calls run).
 func progressCalls() bool { return os.Getenv("GOSHMEM_NET_PROGRESS") == "calls" }
 
+// wantNetProgress is the GOSHMEM_NET_PROGRESS mode this job's PEs must run: the one set, or
+// auto's choice, wakeup where waits sleep (shmemtest makes them sleep across nodes unless a
+// run sets GOSHMEM_WAIT) and poll where they spin.
+func wantNetProgress() string {
+	switch p := os.Getenv("GOSHMEM_NET_PROGRESS"); p {
+	case "wakeup", "poll", "calls":
+		return p
+	}
+	if os.Getenv("GOSHMEM_WAIT") == "spin" {
+		return "poll"
+	}
+	return "wakeup"
+}
+
 func acrossNodesOnly(t *testing.T) {
 	t.Helper()
 	if !shmemtest.MultiNode() {
@@ -220,12 +234,16 @@ func TestAcrossNodesBroadcastWindow(t *testing.T) {
 // The progress goroutine ends in Finalize: a C program's exit runs UCX's library destructors
 // right after shmem_finalize, and a progress meanwhile aborted the process inside UCX. PE 1
 // puts to PE 0 right before Finalize, so PE 0's worker has had events to serve. With
-// GOSHMEM_NET_PROGRESS=calls there is none from the start.
+// GOSHMEM_NET_PROGRESS=calls there is none from the start; otherwise it serves as the
+// setting and the wait policy choose.
 func TestAcrossNodesFinalizeEndsProgress(t *testing.T) {
 	acrossNodesOnly(t)
 	forSizes(t, func(t *testing.T, me, n int) {
 		if rt.EngineServing() == progressCalls() {
 			t.Fatalf("progress goroutine running: %v, with GOSHMEM_NET_PROGRESS=%q", rt.EngineServing(), os.Getenv("GOSHMEM_NET_PROGRESS"))
+		}
+		if got, want := rt.NetProgress(), wantNetProgress(); got != want {
+			t.Fatalf("network progress %q, want %q (GOSHMEM_NET_PROGRESS=%q, GOSHMEM_WAIT=%q)", got, want, os.Getenv("GOSHMEM_NET_PROGRESS"), os.Getenv("GOSHMEM_WAIT"))
 		}
 		word := mustAlloc[int64](t, 1)
 		shmem.BarrierAll()

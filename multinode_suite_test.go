@@ -30,10 +30,12 @@ func TestMultinodeSuite(t *testing.T) {
 	}
 	cache := t.TempDir()
 	// The second run sends every network phase's data by put, fence and signal (an eager
-	// limit of 0), the path larger transfers take, for the collectives' tests. The third
-	// serves the network only from the PEs' own calls (GOSHMEM_NET_PROGRESS=calls: no
-	// progress goroutine; waits spin, as that needs), for the tests of operations that need
-	// their target's CPU.
+	// limit of 0), the path larger transfers take, for the collectives' tests. The first two
+	// run with waits that sleep, so the progress goroutine sleeps on the engine's wake-up
+	// descriptor; the third and fourth, for the tests of operations that need their
+	// target's CPU, spin: the goroutine then polls the engine (GOSHMEM_NET_PROGRESS=auto),
+	// or there is none and only the PEs' own calls serve the network (calls).
+	const progressTests = "^Test(AcrossNodes(Progress|WaitSharesWorker|FinalizeEndsProgress|CtxWorkers|NBI)|FetchAddTotal|CompareSwapLock|AMOSemantics|AMOGoroutines|CtxRMA|CtxAMO|PutGet|PutNBIQuietAndScalars|Strided|PutSignal|LockCounts|AnyFairness|SyncForms|Alltoall|Broadcast|Reductions|Teams)$"
 	for _, v := range []struct {
 		perNode int
 		name    string
@@ -42,7 +44,8 @@ func TestMultinodeSuite(t *testing.T) {
 	}{
 		{2, "", suitePattern, nil},
 		{2, "-no-eager", "^Test(Alltoall|Broadcast|BroadcastRunAhead|Collect|Reductions|Scans|Teams|BackToBackAlternating|ConcurrentActiveSets)$", []string{"GOSHMEM_NET_EAGER=0"}},
-		{1, "-calls", "^Test(AcrossNodes(Progress|WaitSharesWorker|FinalizeEndsProgress|CtxWorkers|NBI)|FetchAddTotal|CompareSwapLock|AMOSemantics|AMOGoroutines|CtxRMA|CtxAMO|PutGet|PutNBIQuietAndScalars|Strided|PutSignal|LockCounts|AnyFairness|SyncForms|Alltoall|Broadcast|Reductions|Teams)$", []string{"GOSHMEM_NET_PROGRESS=calls", "GOSHMEM_WAIT=spin"}},
+		{1, "-poll", progressTests, []string{"GOSHMEM_WAIT=spin"}},
+		{1, "-calls", progressTests, []string{"GOSHMEM_NET_PROGRESS=calls", "GOSHMEM_WAIT=spin"}},
 	} {
 		perNode := v.perNode
 		t.Run(strconv.Itoa(len(c.Nodes))+"x"+strconv.Itoa(perNode)+v.name, func(t *testing.T) {

@@ -42,6 +42,9 @@ func printInfo() {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "goshmem: multi-node engine: %s\n", NetEngine())
+	if multiNode {
+		fmt.Fprintf(&b, "goshmem: other nodes' requests to a computing PE served by %s (GOSHMEM_NET_PROGRESS=%s)\n", netServing, conf.String("GOSHMEM_NET_PROGRESS"))
+	}
 	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE%s, waits %s\n", npes, heapSize,
 		heapRounding(conf.Size("SHMEM_SYMMETRIC_SIZE"), uint64(heapSize)),
 		map[bool]string{true: "yield then sleep (PEs share CPUs)", false: "spin"}[sleepWait])

@@ -247,11 +247,12 @@ func netStart() error {
 		engine = &ucxEngine{} // PMIx only: Abort and Finalize
 		return nil
 	}
-	thread, err := netProgressThread(conf.String("GOSHMEM_NET_PROGRESS"), sleepWait)
+	mode, err := netServeMode(conf.String("GOSHMEM_NET_PROGRESS"), sleepWait)
 	if err != nil {
 		return err
 	}
-	if err := ucx.Init(mySeg, uintptr(segSize), thread); err != nil {
+	netServing = mode
+	if err := ucx.Init(mySeg, uintptr(segSize), mode == serveWakeup); err != nil {
 		return err
 	}
 	ucx.SetYield(sleepWait)
@@ -323,11 +324,11 @@ func netStart() error {
 	if runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
-	if !thread {
-		return nil // GOSHMEM_NET_PROGRESS=calls: the PE's own calls progress the worker
+	if mode == serveCalls {
+		return nil // the PE's own calls progress the worker
 	}
 	serving.Store(true)
-	go e.serve()
+	go e.serve(mode)
 	return nil
 }
 
@@ -424,10 +425,11 @@ func (e *ucxEngine) NewContext() (Transport, error) {
 }
 
 // serve applies the requests other nodes aim at this PE while it computes: it sleeps on
-// the worker's wake-up descriptor, and is parked while the PE waits inside the library
-// (the wait progresses the worker itself). Events may complete puts into memory a local
-// waiter sleeps on, so it rings my doorbell after serving any.
-func (e *ucxEngine) serve() {
+// the worker's wake-up descriptor (serveWakeup) or for a tick (servePoll) between rounds,
+// and is parked while the PE waits inside the library (the wait progresses the worker
+// itself). Events may complete puts into memory a local waiter sleeps on, so it rings my
+// doorbell after serving any.
+func (e *ucxEngine) serve(mode netServe) {
 	defer serving.Store(false)
 	for {
 		waitLibIdle()
@@ -440,7 +442,7 @@ func (e *ucxEngine) serve() {
 		for e.w.Progress() {
 			served = true
 		}
-		armed := e.w.Arm()
+		armed := mode == serveWakeup && e.w.Arm()
 		netMu.Unlock()
 		if served {
 			e.Check()
@@ -450,8 +452,11 @@ func (e *ucxEngine) serve() {
 			atomic.AddUint32(&seg.Bell, 1)
 			shm.FutexWake(&seg.Bell, 1<<30)
 		}
-		if armed {
+		switch {
+		case armed:
 			e.w.WaitEvent(100)
+		case mode == servePoll:
+			time.Sleep(servePollEvery)
 		}
 	}
 }
@@ -665,7 +670,7 @@ var (
 )
 
 // EngineServing reports whether the progress goroutine runs: from Init to Finalize in a
-// job across nodes.
+// job across nodes (unless GOSHMEM_NET_PROGRESS=calls).
 func EngineServing() bool { return serving.Load() }
 
 // EngineWorkers counts the engine's live UCX workers (the default context's and one per
