@@ -146,8 +146,8 @@ const (
 	// epoll set (UCP_FEATURE_WAKEUP): 0.2-0.3 µs a round trip across fake nodes.
 	serveWakeup netServe = iota
 	// servePoll: a goroutine that progresses the worker every servePollEvery, without the
-	// descriptor (as OSSS-UCX's progress thread polls): requests to a
-	// computing PE wait up to a tick; a wait of the PE's polls the worker itself.
+	// descriptor (as OSSS-UCX's progress thread polls): requests to a computing PE wait
+	// up to a tick; a wait of the PE's polls the worker itself.
 	servePoll
 	// serveCalls: only the PE's own library calls, as Open MPI's OSHMEM over TCP.
 	serveCalls
