@@ -33,9 +33,10 @@ func TestMultinodeSuite(t *testing.T) {
 	// limit of 0), the path larger transfers take, for the collectives' tests. The first two
 	// run with waits that sleep, so the progress goroutine sleeps on the engine's wake-up
 	// descriptor; the third and fourth, for the tests of operations that need their
-	// target's CPU, spin: the goroutine then polls the engine (GOSHMEM_NET_PROGRESS=auto),
-	// or there is none and only the PEs' own calls serve the network (calls).
-	const progressTests = "^Test(AcrossNodes(Progress|WaitSharesWorker|FinalizeEndsProgress|CtxWorkers|NBI)|FetchAddTotal|CompareSwapLock|AMOSemantics|AMOGoroutines|CtxRMA|CtxAMO|PutGet|PutNBIQuietAndScalars|Strided|PutSignal|LockCounts|AnyFairness|SyncForms|Alltoall|Broadcast|Reductions|Teams)$"
+	// target's CPU and of a job's end (a PE lost, GlobalExit), spin: the goroutine then
+	// polls the engine (GOSHMEM_NET_PROGRESS=auto), or there is none and only the PEs' own
+	// calls serve the network (calls).
+	const progressTests = "^Test(AcrossNodes(Progress|WaitSharesWorker|FinalizeEndsProgress|CtxWorkers|NBI)|FetchAddTotal|CompareSwapLock|AMOSemantics|AMOGoroutines|CtxRMA|CtxAMO|PutGet|PutNBIQuietAndScalars|Strided|PutSignal|LockCounts|AnyFairness|SyncForms|Alltoall|Broadcast|Reductions|Teams|FailingPE|GlobalExit|GlobalExitStatusClamped)$"
 	for _, v := range []struct {
 		perNode int
 		name    string
