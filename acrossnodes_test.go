@@ -26,7 +26,7 @@ import (
 
 // progressCalls reports whether this job runs with GOSHMEM_NET_PROGRESS=calls (no progress
 // goroutine: the multinode suite's -calls run).
-func progressCalls() bool { return os.Getenv("GOSHMEM_NET_PROGRESS") == "calls" }
+func progressCalls() bool { return wantNetProgress() == "calls" }
 
 // wantNetProgress is the GOSHMEM_NET_PROGRESS mode this job's PEs must run: the one set, or
 // auto's choice, wakeup where waits sleep (shmemtest makes them sleep across nodes unless a

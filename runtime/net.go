@@ -171,21 +171,24 @@ func (s netServe) String() string {
 // would cost each message). calls needs waits that spin.
 func netServeMode(setting string, sleepWait bool) (netServe, error) {
 	switch setting {
-	case "wakeup":
-		return serveWakeup, nil
-	case "poll":
-		return servePoll, nil
-	case "calls":
+	case netServeNames[serveCalls]:
 		if sleepWait {
 			return 0, errors.New("GOSHMEM_NET_PROGRESS=calls: this node's PEs share CPUs, so their waits sleep and count on the progress goroutine to serve the network; set GOSHMEM_WAIT=spin as well, or use GOSHMEM_NET_PROGRESS=auto")
 		}
 		return serveCalls, nil
+	case netServeNames[serveWakeup]:
+		return serveWakeup, nil
+	case netServeNames[servePoll]:
+		return servePoll, nil
 	}
 	if sleepWait {
 		return serveWakeup, nil
 	}
 	return servePoll, nil
 }
+
+// netServeNames are the modes' GOSHMEM_NET_PROGRESS values.
+var netServeNames = [...]string{serveWakeup: "wakeup", servePoll: "poll", serveCalls: "calls"}
 
 // netServing is the mode netStart chose (reported by SHMEM_INFO and NetProgress).
 var netServing netServe
@@ -196,7 +199,7 @@ func NetProgress() string {
 	if !multiNode {
 		return ""
 	}
-	return [...]string{"wakeup", "poll", "calls"}[netServing]
+	return netServeNames[netServing]
 }
 
 // netPolls bounds one polled wait in the engine: a progress call over TCP costs 0.3-0.5 us,
