@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	sizes := fs.String("m", "", "sizes `MIN:MAX`, passed to both suites")
 	iters := fs.String("i", "", "timed samples per size, passed to both suites")
 	warmup := fs.String("x", "", "warm-up samples per size, passed to both suites")
-	full := fs.Bool("f", false, "ask both suites for min/max/avg over PEs (kept in --save; the table shows PE 0's median)")
+	full := fs.Bool("f", false, "ask both suites for min/max/avg over PEs (kept in --save; the table shows their mean, us)")
 	ops := fs.String("o", "", "comma-separated operations, passed to both suites")
 	fs.StringVar(&c.plot, "plot", "", "write latency against size as an SVG to `FILE.svg`")
 	fs.StringVar(&c.save, "save", "", "write every record gathered, with its repetition, as JSON lines to `FILE`")

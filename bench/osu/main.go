@@ -565,7 +565,8 @@ func median(v []float64) float64 {
 	return (v[n/2-1] + v[n/2]) / 2
 }
 
-// measure runs the sample loop of FORMAT.md and gathers the PEs' medians on PE 0.
+// measure runs the sample loop of FORMAT.md and gathers the PEs' medians on PE 0, whose us
+// is their mean over the active PEs (OSU's average latency).
 func measure(o *op, size, iters, warmup int, touch bool) result {
 	batch := o.batchOf(size)
 	run := o.run
@@ -603,6 +604,7 @@ func measure(o *op, size, iters, warmup int, touch bool) result {
 			n++
 		}
 		r.usAvg = sum / float64(n)
+		r.us = r.usAvg
 	}
 	shmem.BarrierAll() // PE 0 has read medians before the next measurement writes them
 	return r

@@ -34,7 +34,10 @@ func TestSuiteJSON(t *testing.T) {
 		var r struct {
 			Impl, Op, Unit           string
 			Size, Npes, Iters, Batch int
-			Us, UsMin, UsMax, UsAvg  float64
+			Us                       float64
+			UsMin                    float64 `json:"us_min"`
+			UsMax                    float64 `json:"us_max"`
+			UsAvg                    float64 `json:"us_avg"`
 			Mbps, Mops               float64
 		}
 		line := sc.Text()
@@ -45,6 +48,11 @@ func TestSuiteJSON(t *testing.T) {
 		json.Unmarshal([]byte(line), &raw)
 		if r.Impl != "goshmem" || r.Npes != 2 || r.Iters != 3 || r.Us <= 0 || raw["us_min"] == nil {
 			t.Errorf("bad record %s", line)
+		}
+		// us is the mean of the active PEs' medians (OSU's average latency): us_avg itself,
+		// between us_min and us_max.
+		if r.Us != r.UsAvg || r.Us < r.UsMin || r.Us > r.UsMax {
+			t.Errorf("%s: us is not the mean over the PEs: %s", r.Op, line)
 		}
 		if wantRate := strings.HasSuffix(r.Op, "_bw"); wantRate != (raw["mbps"] != nil) {
 			t.Errorf("%s: mbps presence wrong: %s", r.Op, line)

@@ -638,7 +638,6 @@ static void measure(const struct op *o, size_t size, int iters, int warmup, stru
     shmem_double_p(&medians[me], med, 0);
     shmem_barrier_all(); /* completes the puts */
     if (me == 0) {
-        r->us = med;
         r->us_min = r->us_max = med;
         double sum = 0;
         int n = 0;
@@ -651,6 +650,7 @@ static void measure(const struct op *o, size_t size, int iters, int warmup, stru
             n++;
         }
         r->us_avg = sum / n;
+        r->us = r->us_avg; /* OSU's average latency: the mean of the active PEs' medians */
         r->iters = iters;
         r->batch = batch;
     }

@@ -140,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.calibrate, "calibrate", false, "measure this machine's cost model (hand-off latency and bandwidth per level, combine rate) into the cache and print it; a job's first run on a machine does it too")
 	fs.BoolVar(&o.tune, "tune", false, "time every algorithm of every collective at each size on -n N PEs placed by the placement flags, and write the decision table auto consults into the cache")
 	fs.StringVar(&o.tuneSizes, "tune-sizes", "8:8M", "with --tune: the message sizes `MIN:MAX` (bytes per PE, doubling; K, M suffixes); the default reaches bench/osu's largest vectors, past the L3 of most machines")
-	fs.IntVar(&o.tuneSamples, "tune-samples", 500, "with --tune: `N` timed samples per algorithm and size up to 64 KiB (a tenth above), of which the median counts")
+	fs.IntVar(&o.tuneSamples, "tune-samples", 500, "with --tune: `N` timed samples per algorithm and size up to 64 KiB (a tenth above); each PE's median, then their mean counts")
 	helpEnv := fs.Bool("help-env", false, "list the environment variables")
 	helpEnvMD := fs.Bool("help-env-markdown", false, "list the environment variables as the README's Markdown table")
 	cluster := addClusterFlags(fs)
