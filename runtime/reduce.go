@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/goshmem/shmem/kernels"
+	"github.com/goshmem/shmem/topology"
 )
 
 // Reductions: dst[i] = src_0[i] op src_1[i] op ... over the members of g, on every member.
@@ -53,7 +54,7 @@ func reduce[T kernels.Elem](who string, op kernels.Op, g Group, me int, a area, 
 	nb := n * int(unsafe.Sizeof(src[0]))
 	switch chooseReduce(g, nb) {
 	case AlgLinear:
-		if nb <= eagerCap(g) {
+		if nb <= int(topology.ReduceEagerMax(g.Size, int64(eagerCap(g)))) {
 			reduceEager(who, op, g, me, a, dst, src)
 			return
 		}

@@ -213,3 +213,23 @@ func TestReduceCrossoverTwoPEs(t *testing.T) {
 		}
 	}
 }
+
+// A 2-PE linear reduction sends eager messages up to 256 B, where reading in place between
+// two barriers starts to pay; other PE counts use the whole slot.
+func TestReduceEagerMax(t *testing.T) {
+	for _, c := range []struct {
+		npes      int
+		cap, want int64
+	}{{2, 1520, 256}, {2, 200, 200}, {2, 0, 0}, {3, 760, 760}, {8, 216, 216}} {
+		if got := ReduceEagerMax(c.npes, c.cap); got != c.want {
+			t.Errorf("ReduceEagerMax(%d, %d) = %d, want %d", c.npes, c.cap, got, c.want)
+		}
+	}
+	// The model prices the second barrier from there on: 257 B costs the linear
+	// reduction two dissemination rounds more than 256 B.
+	places := placesOf(t, "zen5-vm-2c", "-n 2")
+	m := DefaultCostModel()
+	if d := Estimate(Reduce, AlgLinear, places, 257, m) - Estimate(Reduce, AlgLinear, places, 256, m); d < 2*m.LatL3 {
+		t.Errorf("linear reduce 256 -> 257 B at 2 PEs: +%v, want at least two hand-offs (%v)", d, 2*m.LatL3)
+	}
+}
