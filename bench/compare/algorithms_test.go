@@ -123,12 +123,17 @@ func TestAlgTable(t *testing.T) {
 	if !rows[1].Off() {
 		t.Fatalf("row %+v: a choice 1.97x slower than the best is not off", rows[1])
 	}
+	// Auto's own runs: 0.5 against 0.48 is within the bound, 1.3 against 0.66 and 1.7
+	// against 0.8 are not.
+	if rows[0].AutoOff() || !rows[1].AutoOff() || !rows[2].AutoOff() {
+		t.Fatalf("rows %+v: want auto's runs off at 512 and 16384 elements only", rows)
+	}
 	var b strings.Builder
 	if err := WriteAlgTable(&b, rows, 2, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"0.4800*", "1.300*", "1.97 !", "ring", "choice/best", "rows whose choice is off by more than 1.15x and 0.05 µs: 1 of 3"} {
+	for _, want := range []string{"0.4800*", "1.300*", "1.97 !", "ring", "choice/best", "rows whose choice is off by more than 1.15x and 0.05 µs: 1 of 3; whose auto run is: 2", "2.12 !"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
