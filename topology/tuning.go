@@ -353,8 +353,8 @@ func TableFileName(machine string, l Layout) string {
 	return fmt.Sprintf("tune-%s-%dx%d-%s.txt", KeyHash(machine)[:8], l.Nodes, l.PEsPerNode, KeyHash(l.Placement)[:8])
 }
 
-// Timing is one measurement of --tune: the median time of one call of coll with alg at
-// Size bytes per PE.
+// Timing is one measurement of --tune: the time of one call of coll with alg at Size bytes
+// per PE, each PE's median averaged over the PEs.
 type Timing struct {
 	Coll Collective
 	Size int64
