@@ -160,9 +160,14 @@ const (
 // with wakeup and 99.5% with calls.
 const servePollEvery = time.Millisecond
 
-func (s netServe) String() string {
-	return [...]string{"a goroutine asleep on the UCX worker's wake-up descriptor", "a goroutine polling the UCX worker every " + servePollEvery.String(), "only the PE's own library calls"}[s]
+// netServeModes are the modes' GOSHMEM_NET_PROGRESS values and what SHMEM_INFO says of them.
+var netServeModes = [...]struct{ name, what string }{
+	serveWakeup: {"wakeup", "a goroutine asleep on the UCX worker's wake-up descriptor"},
+	servePoll:   {"poll", "a goroutine polling the UCX worker every " + servePollEvery.String()},
+	serveCalls:  {"calls", "only the PE's own library calls"},
 }
+
+func (s netServe) String() string { return netServeModes[s].what }
 
 // netServeMode decides who serves other nodes' requests from GOSHMEM_NET_PROGRESS and the
 // node's wait policy. auto sleeps on the wake-up descriptor where waits sleep (a sleeping
@@ -170,25 +175,20 @@ func (s netServe) String() string {
 // polls where they spin (a spinning wait progresses the worker itself, and the descriptor
 // would cost each message). calls needs waits that spin.
 func netServeMode(setting string, sleepWait bool) (netServe, error) {
-	switch setting {
-	case netServeNames[serveCalls]:
-		if sleepWait {
+	for m, v := range netServeModes {
+		if setting != v.name {
+			continue
+		}
+		if netServe(m) == serveCalls && sleepWait {
 			return 0, errors.New("GOSHMEM_NET_PROGRESS=calls: this node's PEs share CPUs, so their waits sleep and count on the progress goroutine to serve the network; set GOSHMEM_WAIT=spin as well, or use GOSHMEM_NET_PROGRESS=auto")
 		}
-		return serveCalls, nil
-	case netServeNames[serveWakeup]:
-		return serveWakeup, nil
-	case netServeNames[servePoll]:
-		return servePoll, nil
+		return netServe(m), nil
 	}
 	if sleepWait {
 		return serveWakeup, nil
 	}
 	return servePoll, nil
 }
-
-// netServeNames are the modes' GOSHMEM_NET_PROGRESS values.
-var netServeNames = [...]string{serveWakeup: "wakeup", servePoll: "poll", serveCalls: "calls"}
 
 // netServing is the mode netStart chose (reported by SHMEM_INFO and NetProgress).
 var netServing netServe
@@ -199,7 +199,7 @@ func NetProgress() string {
 	if !multiNode {
 		return ""
 	}
-	return netServeNames[netServing]
+	return netServeModes[netServing].name
 }
 
 // netPolls bounds one polled wait in the engine: a progress call over TCP costs 0.3-0.5 us,
