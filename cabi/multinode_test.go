@@ -12,24 +12,32 @@ import (
 
 // Unmodified C programs run across nodes under mpirun, linked against a libgoshmem built
 // with the multi-node engine (shmemcc --goshmem-ucx): the seeds' examples, the API test,
-// the contexts/1.6 test (scans of every type on teams spanning the nodes, pe_quiet) and the
-// heap stress, as 2 nodes × 1 PE and 2 nodes × 2 PEs, PEs round-robin over the nodes.
+// the contexts/1.6 test (scans of every type on teams spanning the nodes, pe_quiet), the
+// heap stress and bench/oneclock's broadcast (the fake nodes share one clock), as 2 nodes ×
+// 1 PE and 2 nodes × 2 PEs, PEs round-robin over the nodes.
 func TestMultinodeCPrograms(t *testing.T) {
 	c := fakenodes.Require(t, 2)
-	progs := []struct{ name, src string }{
-		{"test_some", "../examples/c/test_some.c"}, {"alltoalls64", "../examples/c/alltoalls64.c"},
-		{"or_to_all", "../examples/c/or_to_all.c"}, {"min_to_all", "../examples/c/min_to_all.c"},
-		{"sum_to_all", "../examples/c/sum_to_all.c"}, {"api", "testdata/api.c"},
-		{"ctx", "testdata/ctx.c"}, {"heapstress", "testdata/heapstress.c"},
+	progs := []struct {
+		name, src string
+		args      []string
+	}{
+		{"test_some", "../examples/c/test_some.c", nil}, {"alltoalls64", "../examples/c/alltoalls64.c", nil},
+		{"or_to_all", "../examples/c/or_to_all.c", nil}, {"min_to_all", "../examples/c/min_to_all.c", nil},
+		{"sum_to_all", "../examples/c/sum_to_all.c", nil}, {"api", "testdata/api.c", nil},
+		{"ctx", "testdata/ctx.c", nil}, {"heapstress", "testdata/heapstress.c", nil},
+		{"oneclock", "../bench/oneclock/oneclock.c", []string{"broadcast", "100"}},
 	}
 	for _, p := range progs {
 		exe := compile(t, p.name+".ucx", p.src, "--goshmem-ucx")
 		for _, perNode := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/2x%d", p.name, perNode), func(t *testing.T) {
-				r := c.Mpirun(t, fakenodes.Job{PerNode: perNode, MapBy: "node", Prog: exe, Timeout: 2 * time.Minute,
+				r := c.Mpirun(t, fakenodes.Job{PerNode: perNode, MapBy: "node", Prog: exe, Args: p.args, Timeout: 2 * time.Minute,
 					Env: []string{"GOSHMEM_WAIT=sleep", "SHMEM_SYMMETRIC_SIZE=256M"}})
 				if r.ExitCode != 0 {
 					t.Fatal(r)
+				}
+				if p.name == "oneclock" {
+					checkOneClock(t, "broadcast", 100, 2*perNode, r.Stdout)
 				}
 			})
 		}
