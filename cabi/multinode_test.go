@@ -20,12 +20,14 @@ func TestMultinodeCPrograms(t *testing.T) {
 	progs := []struct {
 		name, src string
 		args      []string
+		check     func(t *testing.T, npes int, stdout string) // nil: the exit status says it all
 	}{
-		{"test_some", "../examples/c/test_some.c", nil}, {"alltoalls64", "../examples/c/alltoalls64.c", nil},
-		{"or_to_all", "../examples/c/or_to_all.c", nil}, {"min_to_all", "../examples/c/min_to_all.c", nil},
-		{"sum_to_all", "../examples/c/sum_to_all.c", nil}, {"api", "testdata/api.c", nil},
-		{"ctx", "testdata/ctx.c", nil}, {"heapstress", "testdata/heapstress.c", nil},
-		{"oneclock", "../bench/oneclock/oneclock.c", []string{"broadcast", "100"}},
+		{name: "test_some", src: "../examples/c/test_some.c"}, {name: "alltoalls64", src: "../examples/c/alltoalls64.c"},
+		{name: "or_to_all", src: "../examples/c/or_to_all.c"}, {name: "min_to_all", src: "../examples/c/min_to_all.c"},
+		{name: "sum_to_all", src: "../examples/c/sum_to_all.c"}, {name: "api", src: "testdata/api.c"},
+		{name: "ctx", src: "testdata/ctx.c"}, {name: "heapstress", src: "testdata/heapstress.c"},
+		{name: "oneclock", src: "../bench/oneclock/oneclock.c", args: []string{"broadcast", "100"},
+			check: func(t *testing.T, npes int, stdout string) { checkOneClock(t, "broadcast", 100, npes, stdout) }},
 	}
 	for _, p := range progs {
 		exe := compile(t, p.name+".ucx", p.src, "--goshmem-ucx")
@@ -36,8 +38,8 @@ func TestMultinodeCPrograms(t *testing.T) {
 				if r.ExitCode != 0 {
 					t.Fatal(r)
 				}
-				if p.name == "oneclock" {
-					checkOneClock(t, "broadcast", 100, 2*perNode, r.Stdout)
+				if p.check != nil {
+					p.check(t, 2*perNode, r.Stdout)
 				}
 			})
 		}

@@ -43,7 +43,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+static double median(double *v, long n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return v[n / 2];
