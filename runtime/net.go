@@ -236,7 +236,9 @@ func netEnter() {
 // scheduled is taken for stuck: sysmon takes its P and then wakes every 20 µs for the next
 // milliseconds, each wake-up preempting a PE on a machine whose CPUs are all busy (a
 // pingpong across nodes lost a fifth of its time so, and its threads switched 10 000
-// times a second where raw UCX's do not).
+// times a second where raw UCX's do not). Half of those 10 ms, not less: each Gosched
+// wakes another thread on the PE's CPU (on a C caller's locked thread it hands the P over
+// and back), which switches the PE out for microseconds.
 func schedPoint() {
 	now := time.Since(netEpoch)
 	if last := lastSched.Load(); now-time.Duration(last) >= schedEvery && lastSched.CompareAndSwap(last, int64(now)) {
@@ -244,7 +246,7 @@ func schedPoint() {
 	}
 }
 
-const schedEvery = time.Millisecond
+const schedEvery = 5 * time.Millisecond
 
 var (
 	netEpoch  = time.Now()
@@ -280,12 +282,34 @@ func netLeave() {
 	}
 }
 
-// serveTick is how often the resting progress goroutine looks whether the PE left the
-// library, while the PE calls it in a loop.
-const serveTick = time.Millisecond
+// serveTick and serveTickMax bound the resting progress goroutine's sleep between looks
+// while the PE calls the library in a loop. Each look wakes a thread on the PE's CPU and
+// switches the PE out (across fake nodes, two thirds of a job's slow rounds had such a
+// switch, against 0.1% of the others), so the sleep doubles while the PE is found inside
+// the library, up to serveTickMax; a PE found outside after calls since the last look may
+// have started computing and is looked at again after serveTick. A PE that starts
+// computing is served within serveTickMax + serveTick (and servePollEvery), under the
+// 10 ms the multi-node issue allows.
+const (
+	serveTick    = time.Millisecond
+	serveTickMax = 4 * time.Millisecond
+)
 
-// serveSeen is libCalls when the progress goroutine last looked (only it uses it).
-var serveSeen uint32
+// nextServeTick is the sleep between looks after last (0: the first), the PE found inside
+// the library at this look or not.
+func nextServeTick(last time.Duration, inside bool) time.Duration {
+	if !inside || last == 0 {
+		return serveTick
+	}
+	return min(2*last, serveTickMax)
+}
+
+// serveSeen is libCalls when the progress goroutine last looked, serveLast its last sleep
+// between looks (only it uses them).
+var (
+	serveSeen uint32
+	serveLast time.Duration
+)
 
 // waitLibIdle returns once the PE is outside the library and has not entered it since the
 // progress goroutine last looked, or for a tick. A PE calling the library in a loop is
@@ -298,7 +322,7 @@ func waitLibIdle() {
 		idle := inLib.Load() == 0
 		switch {
 		case idle && (n == serveSeen || waitAsleep.Load()):
-			serveSeen = n
+			serveSeen, serveLast = n, 0
 			return
 		case n == serveSeen: // inside since the last look: a wait; sleep until it ends
 			// Once: a PE that left the wait and came back is calling in a loop again, and
@@ -310,9 +334,11 @@ func waitLibIdle() {
 			}
 			serveAwait.Store(false)
 			libIdle.L.Unlock()
+			serveLast = 0
 		default:
 			serveSeen = n
-			time.Sleep(serveTick)
+			serveLast = nextServeTick(serveLast, !idle)
+			time.Sleep(serveLast)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package rt
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // GOSHMEM_NET_PROGRESS: auto (the default, and any value the settings table let through
@@ -37,5 +38,26 @@ func TestNetServeMode(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%q, sleepWait %v: %v, %v; want %v", c.setting, c.sleepWait, got, err, c.want)
 		}
+	}
+}
+
+// The resting progress goroutine's sleep doubles while it finds the PE inside the library,
+// up to serveTickMax, and drops to serveTick when it finds the PE outside: a PE that starts
+// computing is looked at within serveTickMax + serveTick.
+func TestNextServeTick(t *testing.T) {
+	ms := time.Millisecond
+	last := time.Duration(0)
+	for i, c := range []struct {
+		inside bool
+		want   time.Duration
+	}{
+		{true, ms}, {true, 2 * ms}, {true, 4 * ms}, {true, 4 * ms}, {false, ms}, {true, 2 * ms}, {false, ms}, {false, ms},
+	} {
+		if last = nextServeTick(last, c.inside); last != c.want {
+			t.Fatalf("look %d (inside %v): sleep %v, want %v", i, c.inside, last, c.want)
+		}
+	}
+	if serveTickMax+serveTick+servePollEvery >= 10*ms {
+		t.Errorf("a computing PE is served after up to %v: over the 10 ms allowed", serveTickMax+serveTick+servePollEvery)
 	}
 }
