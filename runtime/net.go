@@ -288,8 +288,7 @@ func netLeave() {
 // switch, against 0.1% of the others), so the sleep doubles while the PE is found inside
 // the library, up to serveTickMax; a PE found outside after calls since the last look may
 // have started computing and is looked at again after serveTick. A PE that starts
-// computing is served within serveTickMax + serveTick (and servePollEvery), under the
-// 10 ms the multi-node issue allows.
+// computing is served within serveTickMax + serveTick (and servePollEvery): under 10 ms.
 const (
 	serveTick    = time.Millisecond
 	serveTickMax = 4 * time.Millisecond
@@ -313,7 +312,7 @@ var (
 
 // waitLibIdle returns once the PE is outside the library and has not entered it since the
 // progress goroutine last looked, or for a tick. A PE calling the library in a loop is
-// looked at once a tick (waking the progress goroutine at every exit cost each operation
+// looked at once a tick, a tick that grows while the PE is found inside (waking the progress goroutine at every exit cost each operation
 // a thread switch: a get across nodes took 2.4x raw UCX's); one inside a long wait is
 // waited for on libIdle, which its exit broadcasts.
 func waitLibIdle() {
