@@ -312,9 +312,10 @@ var (
 
 // waitLibIdle returns once the PE is outside the library and has not entered it since the
 // progress goroutine last looked, or for a tick. A PE calling the library in a loop is
-// looked at once a tick, a tick that grows while the PE is found inside (waking the progress goroutine at every exit cost each operation
-// a thread switch: a get across nodes took 2.4x raw UCX's); one inside a long wait is
-// waited for on libIdle, which its exit broadcasts.
+// looked at once a tick, a tick that grows while the PE is found inside (waking the
+// progress goroutine at every exit cost each operation a thread switch: a get across
+// nodes took 2.4x raw UCX's); one inside a long wait is waited for on libIdle, which its
+// exit broadcasts.
 func waitLibIdle() {
 	for {
 		n := libCalls.Load()
