@@ -360,18 +360,25 @@ func TestContexts(t *testing.T) {
 	}
 }
 
-// Implicit finalization: a program that returns from main after shmem_init without
-// shmem_finalize ends normally; one that calls exit with a failure status fails, without
-// waiting in a finalizing barrier.
+// Implicit finalization: a program that returns from main after shmem_init or start_pes
+// without shmem_finalize ends normally; one that calls exit with a failure status fails,
+// without waiting in a finalizing barrier.
 func TestImplicitFinalize(t *testing.T) {
-	exe := compile(t, "nofinalize", "testdata/nofinalize.c", "-Werror")
-	for _, n := range []int{1, 4} {
-		if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("counted %d", n)) {
-			t.Fatalf("%d PEs: %v", n, j)
-		}
-	}
-	if j := run(t, exe, 3, "3"); j.status != 3 {
-		t.Fatalf("exit(3): %v", j)
+	for _, init := range []string{"shmem_init", "start_pes"} {
+		t.Run(init, func(t *testing.T) {
+			exe := compile(t, "nofinalize", "testdata/nofinalize.c", "-Werror")
+			if init == "start_pes" {
+				exe = compile(t, "nofinalize-start_pes", "testdata/nofinalize.c", "-Werror", "-DSTART_PES")
+			}
+			for _, n := range []int{1, 4} {
+				if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("counted %d", n)) {
+					t.Fatalf("%d PEs: %v", n, j)
+				}
+			}
+			if j := run(t, exe, 3, "3"); j.status != 3 {
+				t.Fatalf("exit(3): %v", j)
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,12 +14,14 @@ import (
 // Unmodified C programs run across nodes under mpirun, linked against a libgoshmem built
 // with the multi-node engine (shmemcc --goshmem-ucx): the seeds' examples, the API test,
 // the contexts/1.6 test (scans of every type on teams spanning the nodes, pe_quiet), the
-// heap stress and bench/oneclock's broadcast (the fake nodes share one clock), as 2 nodes ×
-// 1 PE and 2 nodes × 2 PEs, PEs round-robin over the nodes.
+// heap stress, a start_pes program that never calls shmem_finalize and bench/oneclock's
+// broadcast (the fake nodes share one clock), as 2 nodes × 1 PE and 2 nodes × 2 PEs, PEs
+// round-robin over the nodes.
 func TestMultinodeCPrograms(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	progs := []struct {
 		name, src string
+		flags     []string // shmemcc's, beside --goshmem-ucx
 		args      []string
 		check     func(t *testing.T, npes int, stdout string) // nil: the exit status says it all
 	}{
@@ -26,11 +29,17 @@ func TestMultinodeCPrograms(t *testing.T) {
 		{name: "or_to_all", src: "../examples/c/or_to_all.c"}, {name: "min_to_all", src: "../examples/c/min_to_all.c"},
 		{name: "sum_to_all", src: "../examples/c/sum_to_all.c"}, {name: "api", src: "testdata/api.c"},
 		{name: "ctx", src: "testdata/ctx.c"}, {name: "heapstress", src: "testdata/heapstress.c"},
+		{name: "start_pes", src: "testdata/nofinalize.c", flags: []string{"-DSTART_PES"}, // ends without shmem_finalize
+			check: func(t *testing.T, npes int, stdout string) {
+				if want := fmt.Sprintf("counted %d", npes); !strings.Contains(stdout, want) {
+					t.Errorf("stdout %q, want %q", stdout, want)
+				}
+			}},
 		{name: "oneclock", src: "../bench/oneclock/oneclock.c", args: []string{"broadcast", "100"},
 			check: func(t *testing.T, npes int, stdout string) { checkOneClock(t, "broadcast", 100, npes, stdout) }},
 	}
 	for _, p := range progs {
-		exe := compile(t, p.name+".ucx", p.src, "--goshmem-ucx")
+		exe := compile(t, p.name+".ucx", p.src, append([]string{"--goshmem-ucx"}, p.flags...)...)
 		for _, perNode := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/2x%d", p.name, perNode), func(t *testing.T) {
 				r := c.Mpirun(t, fakenodes.Job{PerNode: perNode, MapBy: "node", Prog: exe, Args: p.args, Timeout: 2 * time.Minute,

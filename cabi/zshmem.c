@@ -13074,6 +13074,7 @@ void pstart_pes(int npes)
 {
 	(void)npes;
 	goshmem_init(R_start_pes);
+	goshmem_implicit_finalize();
 }
 #pragma weak start_pes = pstart_pes
 

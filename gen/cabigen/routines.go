@@ -300,7 +300,7 @@ func sections() []Section {
 			{Proto: "void shmem_set_cache_line_inv(void *dest)", Body: "(void)dest;\n\tgoshmem_check({R});"},
 			{Proto: "void shmem_udcflush(void)", Body: "goshmem_check({R});"},
 			{Proto: "void shmem_udcflush_line(void *dest)", Body: "(void)dest;\n\tgoshmem_check({R});"},
-			{Proto: "void start_pes(int npes)", Body: "(void)npes;\n\tgoshmem_init({R});"},
+			{Proto: "void start_pes(int npes)", Body: "(void)npes;\n\tgoshmem_init({R});\n\tgoshmem_implicit_finalize();"},
 			{Proto: "void *shmalloc(size_t size)", Body: "return goshmem_malloc({R}, size, 0);"},
 			{Proto: "void shfree(void *ptr)", Body: "goshmem_free({R}, ptr);"},
 			{Proto: "void *shrealloc(void *ptr, size_t size)", Body: "return goshmem_realloc({R}, ptr, size);"},
