@@ -30,6 +30,7 @@ const (
 	amoFetchAnd    = C.GOSHMEM_AMO_FETCH_AND
 	amoFetchOr     = C.GOSHMEM_AMO_FETCH_OR
 	amoFetchXor    = C.GOSHMEM_AMO_FETCH_XOR
+	amoPost        = C.GOSHMEM_AMO_POST // or'ed into the others
 )
 
 // Each index is 0 exactly when the C code equals the runtime's.
@@ -42,11 +43,18 @@ var (
 	_ = [1]int{}[amoFetchAnd-int(rt.AMOFetchAnd)]
 	_ = [1]int{}[amoFetchOr-int(rt.AMOFetchOr)]
 	_ = [1]int{}[amoFetchXor-int(rt.AMOFetchXor)]
+	_ = [1]int{}[amoFetchXor/amoPost] // the post bit is above every code
 )
 
+// amoOp is the runtime's operation for a C code, with rt.AMOPost where the routine returns
+// nothing (GOSHMEM_AMO_POST).
 func amoOp(who string, op int32) rt.AMOOp {
-	if op < amoFetch || op > amoFetchXor {
+	post := op&amoPost != 0
+	if op &^= amoPost; op < amoFetch || op > amoFetchXor {
 		panic(fmt.Sprintf("%s: unknown atomic operation %d", who, op))
+	}
+	if post {
+		return rt.AMOOp(op) | rt.AMOPost
 	}
 	return rt.AMOOp(op)
 }

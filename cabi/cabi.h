@@ -16,6 +16,10 @@
 #define GOSHMEM_AMO_FETCH_AND 5
 #define GOSHMEM_AMO_FETCH_OR 6
 #define GOSHMEM_AMO_FETCH_XOR 7
+/* Or'ed into a code by the routines that return nothing (set, inc, add, and, or, xor, the
+ * signal updates): on another node the operation is then only started, and quiet completes
+ * it, where a fetch waits for the answer (a network round trip per call). */
+#define GOSHMEM_AMO_POST 8
 
 /* Operations of goshmem_lock (lock.go). */
 #define GOSHMEM_LOCK_SET 0

@@ -232,14 +232,14 @@ GOSHMEM_INLINE uint64_t goshmem_fast_signal_fetch(int r, const uint64_t *sig_add
 	return goshmem_signal_fetch(r, (void *)sig_addr);
 }
 
-/* The atomics' call into Go, out of line with six arguments (op, a constant 0..7 at every
+/* The atomics' call into Go, out of line with six arguments (op, a constant 0..15 at every
  * generated call, packed with the routine number): seven would make every fast path set up a
  * stack frame for the rare call's stack argument. */
 #define GOSHMEM_SLOW_AMO(B)                                                                      \
 	static __attribute__((noinline, cold)) uint##B##_t goshmem_slow_amo##B(                       \
 		int r_op, shmem_ctx_t ctx, void *dest, uint##B##_t value, uint##B##_t cond, int pe)     \
 	{                                                                                            \
-		return goshmem_amo##B(r_op >> 3, ctx, r_op & 7, dest, value, cond, pe);             \
+		return goshmem_amo##B(r_op >> 4, ctx, r_op & 15, dest, value, cond, pe);            \
 	}
 GOSHMEM_SLOW_AMO(32)
 GOSHMEM_SLOW_AMO(64)
@@ -256,11 +256,11 @@ GOSHMEM_SLOW_AMO(64)
 			return 0;                                                                    \
 		int w = goshmem_fp_pe(ctx, pe);                                                      \
 		uint##B##_t *p = goshmem_fp_target(dest, sizeof *p, w), old = 0;                     \
-		if (!p && (unsigned)op < 8)                                                          \
-			return goshmem_slow_amo##B(r << 3 | op, ctx, dest, value, cond, pe);         \
+		if (!p && (unsigned)op < 16)                                                         \
+			return goshmem_slow_amo##B(r << 4 | op, ctx, dest, value, cond, pe);         \
 		if (!p)                                                                              \
 			return goshmem_amo##B(r, ctx, op, dest, value, cond, pe);                    \
-		switch (op) {                                                                        \
+		switch (op & ~GOSHMEM_AMO_POST) { /* on shared memory every operation completes */   \
 		case GOSHMEM_AMO_FETCH:                                                              \
 			return __atomic_load_n(p, GOSHMEM_SC);                                       \
 		case GOSHMEM_AMO_SET:                                                                \

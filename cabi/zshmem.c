@@ -6357,13 +6357,13 @@ void pshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uin
 
 void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-	goshmem_fast_amo64(R_shmem_signal_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);
+	goshmem_fast_amo64(R_shmem_signal_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);
 }
 #pragma weak shmem_signal_add = pshmem_signal_add
 
 void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-	goshmem_fast_amo64(R_shmem_signal_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);
+	goshmem_fast_amo64(R_shmem_signal_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);
 }
 #pragma weak shmem_signal_set = pshmem_signal_set
 
@@ -6719,13 +6719,13 @@ void pshmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *sourc
 
 void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_signal_add, ctx, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_signal_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);
 }
 #pragma weak shmem_ctx_signal_add = pshmem_ctx_signal_add
 
 void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_signal_set, ctx, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_signal_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);
 }
 #pragma weak shmem_ctx_signal_set = pshmem_ctx_signal_set
 
@@ -6901,85 +6901,85 @@ void pshmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, 
 
 void pshmem_float_atomic_set(float *dest, float value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_float_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_float_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_float(value), 0, pe);
 }
 #pragma weak shmem_float_atomic_set = pshmem_float_atomic_set
 
 void pshmem_double_atomic_set(double *dest, double value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_double_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_double_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_double(value), 0, pe);
 }
 #pragma weak shmem_double_atomic_set = pshmem_double_atomic_set
 
 void pshmem_int_atomic_set(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_int_atomic_set = pshmem_int_atomic_set
 
 void pshmem_long_atomic_set(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_long_atomic_set = pshmem_long_atomic_set
 
 void pshmem_longlong_atomic_set(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_longlong_atomic_set = pshmem_longlong_atomic_set
 
 void pshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_uint_atomic_set = pshmem_uint_atomic_set
 
 void pshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ulong_atomic_set = pshmem_ulong_atomic_set
 
 void pshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_set = pshmem_ulonglong_atomic_set
 
 void pshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_int32_atomic_set = pshmem_int32_atomic_set
 
 void pshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_int64_atomic_set = pshmem_int64_atomic_set
 
 void pshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_uint32_atomic_set = pshmem_uint32_atomic_set
 
 void pshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_uint64_atomic_set = pshmem_uint64_atomic_set
 
 void pshmem_size_atomic_set(size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_size(value), 0, pe);
 }
 #pragma weak shmem_size_atomic_set = pshmem_size_atomic_set
 
 void pshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
 #pragma weak shmem_ptrdiff_atomic_set = pshmem_ptrdiff_atomic_set
 
@@ -7441,73 +7441,73 @@ void pshmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int 
 
 void pshmem_int_atomic_inc(int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_int_atomic_inc = pshmem_int_atomic_inc
 
 void pshmem_long_atomic_inc(long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_long_atomic_inc = pshmem_long_atomic_inc
 
 void pshmem_longlong_atomic_inc(long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_longlong_atomic_inc = pshmem_longlong_atomic_inc
 
 void pshmem_uint_atomic_inc(unsigned int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_uint_atomic_inc = pshmem_uint_atomic_inc
 
 void pshmem_ulong_atomic_inc(unsigned long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ulong_atomic_inc = pshmem_ulong_atomic_inc
 
 void pshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_inc = pshmem_ulonglong_atomic_inc
 
 void pshmem_int32_atomic_inc(int32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_int32_atomic_inc = pshmem_int32_atomic_inc
 
 void pshmem_int64_atomic_inc(int64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_int64_atomic_inc = pshmem_int64_atomic_inc
 
 void pshmem_uint32_atomic_inc(uint32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_uint32_atomic_inc = pshmem_uint32_atomic_inc
 
 void pshmem_uint64_atomic_inc(uint64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_uint64_atomic_inc = pshmem_uint64_atomic_inc
 
 void pshmem_size_atomic_inc(size_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_size_atomic_inc = pshmem_size_atomic_inc
 
 void pshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ptrdiff_atomic_inc = pshmem_ptrdiff_atomic_inc
 
@@ -7657,73 +7657,73 @@ void pshmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrd
 
 void pshmem_int_atomic_add(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_int_atomic_add = pshmem_int_atomic_add
 
 void pshmem_long_atomic_add(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_long_atomic_add = pshmem_long_atomic_add
 
 void pshmem_longlong_atomic_add(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_longlong_atomic_add = pshmem_longlong_atomic_add
 
 void pshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_uint_atomic_add = pshmem_uint_atomic_add
 
 void pshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ulong_atomic_add = pshmem_ulong_atomic_add
 
 void pshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_add = pshmem_ulonglong_atomic_add
 
 void pshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_int32_atomic_add = pshmem_int32_atomic_add
 
 void pshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_int64_atomic_add = pshmem_int64_atomic_add
 
 void pshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_uint32_atomic_add = pshmem_uint32_atomic_add
 
 void pshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_uint64_atomic_add = pshmem_uint64_atomic_add
 
 void pshmem_size_atomic_add(size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_size_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_size_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_size(value), 0, pe);
 }
 #pragma weak shmem_size_atomic_add = pshmem_size_atomic_add
 
 void pshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ptrdiff_atomic_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
 #pragma weak shmem_ptrdiff_atomic_add = pshmem_ptrdiff_atomic_add
 
@@ -7813,43 +7813,43 @@ void pshmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_
 
 void pshmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_uint_atomic_and = pshmem_uint_atomic_and
 
 void pshmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ulong_atomic_and = pshmem_ulong_atomic_and
 
 void pshmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_and = pshmem_ulonglong_atomic_and
 
 void pshmem_int32_atomic_and(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_int32_atomic_and = pshmem_int32_atomic_and
 
 void pshmem_int64_atomic_and(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_int64_atomic_and = pshmem_int64_atomic_and
 
 void pshmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_uint32_atomic_and = pshmem_uint32_atomic_and
 
 void pshmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_and, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_uint64_atomic_and = pshmem_uint64_atomic_and
 
@@ -7939,43 +7939,43 @@ void pshmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t
 
 void pshmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_uint_atomic_or = pshmem_uint_atomic_or
 
 void pshmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ulong_atomic_or = pshmem_ulong_atomic_or
 
 void pshmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_or = pshmem_ulonglong_atomic_or
 
 void pshmem_int32_atomic_or(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_int32_atomic_or = pshmem_int32_atomic_or
 
 void pshmem_int64_atomic_or(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_int64_atomic_or = pshmem_int64_atomic_or
 
 void pshmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_uint32_atomic_or = pshmem_uint32_atomic_or
 
 void pshmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_or, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_uint64_atomic_or = pshmem_uint64_atomic_or
 
@@ -8065,43 +8065,43 @@ void pshmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_
 
 void pshmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_uint_atomic_xor = pshmem_uint_atomic_xor
 
 void pshmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ulong_atomic_xor = pshmem_ulong_atomic_xor
 
 void pshmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ulonglong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ulonglong_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ulonglong_atomic_xor = pshmem_ulonglong_atomic_xor
 
 void pshmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_int32_atomic_xor = pshmem_int32_atomic_xor
 
 void pshmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_int64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_int64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_int64_atomic_xor = pshmem_int64_atomic_xor
 
 void pshmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_uint32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_uint32_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_uint32_atomic_xor = pshmem_uint32_atomic_xor
 
 void pshmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_uint64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_uint64_atomic_xor, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_uint64_atomic_xor = pshmem_uint64_atomic_xor
 
@@ -8277,85 +8277,85 @@ void pshmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, cons
 
 void pshmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_float_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_float_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_float(value), 0, pe);
 }
 #pragma weak shmem_ctx_float_atomic_set = pshmem_ctx_float_atomic_set
 
 void pshmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_double_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_double_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_double(value), 0, pe);
 }
 #pragma weak shmem_ctx_double_atomic_set = pshmem_ctx_double_atomic_set
 
 void pshmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_ctx_int_atomic_set = pshmem_ctx_int_atomic_set
 
 void pshmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_long_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_ctx_long_atomic_set = pshmem_ctx_long_atomic_set
 
 void pshmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_ctx_longlong_atomic_set = pshmem_ctx_longlong_atomic_set
 
 void pshmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_set = pshmem_ctx_uint_atomic_set
 
 void pshmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_set = pshmem_ctx_ulong_atomic_set
 
 void pshmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_set = pshmem_ctx_ulonglong_atomic_set
 
 void pshmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_set = pshmem_ctx_int32_atomic_set
 
 void pshmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_set = pshmem_ctx_int64_atomic_set
 
 void pshmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_set = pshmem_ctx_uint32_atomic_set
 
 void pshmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_set = pshmem_ctx_uint64_atomic_set
 
 void pshmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_size_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_size(value), 0, pe);
 }
 #pragma weak shmem_ctx_size_atomic_set = pshmem_ctx_size_atomic_set
 
 void pshmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_set, ctx, GOSHMEM_AMO_SET, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_set, ctx, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
 #pragma weak shmem_ctx_ptrdiff_atomic_set = pshmem_ctx_ptrdiff_atomic_set
 
@@ -8817,73 +8817,73 @@ void pshmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, 
 
 void pshmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_int_atomic_inc = pshmem_ctx_int_atomic_inc
 
 void pshmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_long_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_long_atomic_inc = pshmem_ctx_long_atomic_inc
 
 void pshmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_longlong_atomic_inc = pshmem_ctx_longlong_atomic_inc
 
 void pshmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_inc = pshmem_ctx_uint_atomic_inc
 
 void pshmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_inc = pshmem_ctx_ulong_atomic_inc
 
 void pshmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_inc = pshmem_ctx_ulonglong_atomic_inc
 
 void pshmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_inc = pshmem_ctx_int32_atomic_inc
 
 void pshmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_inc = pshmem_ctx_int64_atomic_inc
 
 void pshmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_inc = pshmem_ctx_uint32_atomic_inc
 
 void pshmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_inc = pshmem_ctx_uint64_atomic_inc
 
 void pshmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_size_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_size_atomic_inc = pshmem_ctx_size_atomic_inc
 
 void pshmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_inc, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_ctx_ptrdiff_atomic_inc = pshmem_ctx_ptrdiff_atomic_inc
 
@@ -9033,73 +9033,73 @@ void pshmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, 
 
 void pshmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_ctx_int_atomic_add = pshmem_ctx_int_atomic_add
 
 void pshmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_long_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_long_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_ctx_long_atomic_add = pshmem_ctx_long_atomic_add
 
 void pshmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_longlong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_ctx_longlong_atomic_add = pshmem_ctx_longlong_atomic_add
 
 void pshmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_add = pshmem_ctx_uint_atomic_add
 
 void pshmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_add = pshmem_ctx_ulong_atomic_add
 
 void pshmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_add = pshmem_ctx_ulonglong_atomic_add
 
 void pshmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_add = pshmem_ctx_int32_atomic_add
 
 void pshmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_add = pshmem_ctx_int64_atomic_add
 
 void pshmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_add = pshmem_ctx_uint32_atomic_add
 
 void pshmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_add = pshmem_ctx_uint64_atomic_add
 
 void pshmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_size_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_size(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_size_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_size(value), 0, pe);
 }
 #pragma weak shmem_ctx_size_atomic_add = pshmem_ctx_size_atomic_add
 
 void pshmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_ptrdiff(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ptrdiff_atomic_add, ctx, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_ptrdiff(value), 0, pe);
 }
 #pragma weak shmem_ctx_ptrdiff_atomic_add = pshmem_ctx_ptrdiff_atomic_add
 
@@ -9189,43 +9189,43 @@ void pshmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, ui
 
 void pshmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_and = pshmem_ctx_uint_atomic_and
 
 void pshmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_and = pshmem_ctx_ulong_atomic_and
 
 void pshmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_and = pshmem_ctx_ulonglong_atomic_and
 
 void pshmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_and = pshmem_ctx_int32_atomic_and
 
 void pshmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_and = pshmem_ctx_int64_atomic_and
 
 void pshmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_and = pshmem_ctx_uint32_atomic_and
 
 void pshmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_and, ctx, GOSHMEM_AMO_FETCH_AND | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_and = pshmem_ctx_uint64_atomic_and
 
@@ -9315,43 +9315,43 @@ void pshmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
 
 void pshmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_or = pshmem_ctx_uint_atomic_or
 
 void pshmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_or = pshmem_ctx_ulong_atomic_or
 
 void pshmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_or = pshmem_ctx_ulonglong_atomic_or
 
 void pshmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_or = pshmem_ctx_int32_atomic_or
 
 void pshmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_or = pshmem_ctx_int64_atomic_or
 
 void pshmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_or = pshmem_ctx_uint32_atomic_or
 
 void pshmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_or, ctx, GOSHMEM_AMO_FETCH_OR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_or = pshmem_ctx_uint64_atomic_or
 
@@ -9441,43 +9441,43 @@ void pshmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, ui
 
 void pshmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint_atomic_xor = pshmem_ctx_uint_atomic_xor
 
 void pshmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulong_atomic_xor = pshmem_ctx_ulong_atomic_xor
 
 void pshmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_ulonglong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_ulonglong_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_ulonglong(value), 0, pe);
 }
 #pragma weak shmem_ctx_ulonglong_atomic_xor = pshmem_ctx_ulonglong_atomic_xor
 
 void pshmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_int32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_int32(value), 0, pe);
 }
 #pragma weak shmem_ctx_int32_atomic_xor = pshmem_ctx_int32_atomic_xor
 
 void pshmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_int64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_int64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_int64(value), 0, pe);
 }
 #pragma weak shmem_ctx_int64_atomic_xor = pshmem_ctx_int64_atomic_xor
 
 void pshmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint32(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_ctx_uint32_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint32(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint32_atomic_xor = pshmem_ctx_uint32_atomic_xor
 
 void pshmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR, dest, goshmem_bits_uint64(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_ctx_uint64_atomic_xor, ctx, GOSHMEM_AMO_FETCH_XOR | GOSHMEM_AMO_POST, dest, goshmem_bits_uint64(value), 0, pe);
 }
 #pragma weak shmem_ctx_uint64_atomic_xor = pshmem_ctx_uint64_atomic_xor
 
@@ -13212,19 +13212,19 @@ long long pshmem_longlong_finc(long long *dest, int pe)
 
 void pshmem_int_inc(int *dest, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo32(R_shmem_int_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_int_inc = pshmem_int_inc
 
 void pshmem_long_inc(long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_long_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_long_inc = pshmem_long_inc
 
 void pshmem_longlong_inc(long long *dest, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_inc, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);
 }
 #pragma weak shmem_longlong_inc = pshmem_longlong_inc
 
@@ -13248,19 +13248,19 @@ long long pshmem_longlong_fadd(long long *dest, long long value, int pe)
 
 void pshmem_int_add(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_int_add = pshmem_int_add
 
 void pshmem_long_add(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_long_add = pshmem_long_add
 
 void pshmem_longlong_add(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_add, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_longlong_add = pshmem_longlong_add
 
@@ -13296,30 +13296,30 @@ double pshmem_double_fetch(const double *source, int pe)
 
 void pshmem_int_set(int *dest, int value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_int_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_int(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_int_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_int(value), 0, pe);
 }
 #pragma weak shmem_int_set = pshmem_int_set
 
 void pshmem_long_set(long *dest, long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_long_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_long(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_long_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_long(value), 0, pe);
 }
 #pragma weak shmem_long_set = pshmem_long_set
 
 void pshmem_longlong_set(long long *dest, long long value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_longlong_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_longlong(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_longlong_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_longlong(value), 0, pe);
 }
 #pragma weak shmem_longlong_set = pshmem_longlong_set
 
 void pshmem_float_set(float *dest, float value, int pe)
 {
-	goshmem_fast_amo32(R_shmem_float_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_float(value), 0, pe);
+	goshmem_fast_amo32(R_shmem_float_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_float(value), 0, pe);
 }
 #pragma weak shmem_float_set = pshmem_float_set
 
 void pshmem_double_set(double *dest, double value, int pe)
 {
-	goshmem_fast_amo64(R_shmem_double_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET, dest, goshmem_bits_double(value), 0, pe);
+	goshmem_fast_amo64(R_shmem_double_set, SHMEM_CTX_DEFAULT, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_double(value), 0, pe);
 }
 #pragma weak shmem_double_set = pshmem_double_set

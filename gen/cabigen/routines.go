@@ -239,8 +239,8 @@ func sections() []Section {
 			{Proto: "void shmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
 			{Proto: "void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)", Body: "goshmem_fast_put_signal({R}, {CTX}, dest, source, nelems, sig_addr, signal, sig_op, pe);"},
 			// OpenSHMEM 1.6: a signal update without data.
-			{Proto: "void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, sig_addr, signal, 0, pe);"},
-			{Proto: "void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_SET, sig_addr, signal, 0, pe);"},
+			{Proto: "void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);"},
+			{Proto: "void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)", Body: "goshmem_fast_amo64({R}, {CTX}, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, sig_addr, signal, 0, pe);"},
 		}),
 			Routine{Proto: "uint64_t shmem_signal_fetch(const uint64_t *sig_addr)", Body: "return goshmem_fast_signal_fetch({R}, sig_addr);"},
 			Routine{Proto: "uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)", Body: "return goshmem_signal_wait_until({R}, sig_addr, cmp, cmp_value);"},
@@ -311,11 +311,11 @@ func sections() []Section {
 			{Types: deprecatedAMOExtTypes, Generic: "shmem_swap", Proto: "{T} shmem_{N}_swap({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_SWAP, dest, goshmem_bits_{N}(value), 0, pe));"},
 			{Types: deprecatedAMOTypes, Generic: "shmem_cswap", Proto: "{T} shmem_{N}_cswap({T} *dest, {T} cond, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_COMPARE_SWAP, dest, goshmem_bits_{N}(value), goshmem_bits_{N}(cond), pe));"},
 			{Types: deprecatedAMOTypes, Generic: "shmem_finc", Proto: "{T} shmem_{N}_finc({T} *dest, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, 1, 0, pe);"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_inc", Proto: "void shmem_{N}_inc({T} *dest, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, 1, 0, pe);"},
 			{Types: deprecatedAMOTypes, Generic: "shmem_fadd", Proto: "{T} shmem_{N}_fadd({T} *dest, {T} value, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe));"},
-			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Types: deprecatedAMOTypes, Generic: "shmem_add", Proto: "void shmem_{N}_add({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH_ADD | GOSHMEM_AMO_POST, dest, goshmem_bits_{N}(value), 0, pe);"},
 			{Types: deprecatedAMOExtTypes, Generic: "shmem_fetch", Proto: "{T} shmem_{N}_fetch(const {T} *source, int pe)", Body: "return goshmem_from_{N}(goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_FETCH, (void *)source, 0, 0, pe));"},
-			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_SET, dest, goshmem_bits_{N}(value), 0, pe);"},
+			{Types: deprecatedAMOExtTypes, Generic: "shmem_set", Proto: "void shmem_{N}_set({T} *dest, {T} value, int pe)", Body: "goshmem_fast_amo{B}({R}, {CTX}, GOSHMEM_AMO_SET | GOSHMEM_AMO_POST, dest, goshmem_bits_{N}(value), 0, pe);"},
 		}},
 	}
 	return s
@@ -336,24 +336,24 @@ func amoRoutines() []Routine {
 	rs := []Routine{
 		amo(amoExtTypes, "shmem_atomic_fetch", "{T} shmem_{N}_atomic_fetch(const {T} *source, int pe)", ret(call("FETCH", "(void *)source", "0", "0"))),
 		amo(amoExtTypes, "shmem_atomic_fetch_nbi", "void shmem_{N}_atomic_fetch_nbi({T} *fetch, const {T} *source, int pe)", nbi(call("FETCH", "(void *)source", "0", "0"))),
-		amo(amoExtTypes, "shmem_atomic_set", "void shmem_{N}_atomic_set({T} *dest, {T} value, int pe)", call("SET", "dest", v, "0")+";"),
+		amo(amoExtTypes, "shmem_atomic_set", "void shmem_{N}_atomic_set({T} *dest, {T} value, int pe)", call("SET | GOSHMEM_AMO_POST", "dest", v, "0")+";"),
 		amo(amoExtTypes, "shmem_atomic_swap", "{T} shmem_{N}_atomic_swap({T} *dest, {T} value, int pe)", ret(call("SWAP", "dest", v, "0"))),
 		amo(amoExtTypes, "shmem_atomic_swap_nbi", "void shmem_{N}_atomic_swap_nbi({T} *fetch, {T} *dest, {T} value, int pe)", nbi(call("SWAP", "dest", v, "0"))),
 		amo(amoStdTypes, "shmem_atomic_compare_swap", "{T} shmem_{N}_atomic_compare_swap({T} *dest, {T} cond, {T} value, int pe)", ret(call("COMPARE_SWAP", "dest", v, "goshmem_bits_{N}(cond)"))),
 		amo(amoStdTypes, "shmem_atomic_compare_swap_nbi", "void shmem_{N}_atomic_compare_swap_nbi({T} *fetch, {T} *dest, {T} cond, {T} value, int pe)", nbi(call("COMPARE_SWAP", "dest", v, "goshmem_bits_{N}(cond)"))),
 		amo(amoStdTypes, "shmem_atomic_fetch_inc", "{T} shmem_{N}_atomic_fetch_inc({T} *dest, int pe)", ret(call("FETCH_ADD", "dest", "1", "0"))),
 		amo(amoStdTypes, "shmem_atomic_fetch_inc_nbi", "void shmem_{N}_atomic_fetch_inc_nbi({T} *fetch, {T} *dest, int pe)", nbi(call("FETCH_ADD", "dest", "1", "0"))),
-		amo(amoStdTypes, "shmem_atomic_inc", "void shmem_{N}_atomic_inc({T} *dest, int pe)", call("FETCH_ADD", "dest", "1", "0")+";"),
+		amo(amoStdTypes, "shmem_atomic_inc", "void shmem_{N}_atomic_inc({T} *dest, int pe)", call("FETCH_ADD | GOSHMEM_AMO_POST", "dest", "1", "0")+";"),
 		amo(amoStdTypes, "shmem_atomic_fetch_add", "{T} shmem_{N}_atomic_fetch_add({T} *dest, {T} value, int pe)", ret(call("FETCH_ADD", "dest", v, "0"))),
 		amo(amoStdTypes, "shmem_atomic_fetch_add_nbi", "void shmem_{N}_atomic_fetch_add_nbi({T} *fetch, {T} *dest, {T} value, int pe)", nbi(call("FETCH_ADD", "dest", v, "0"))),
-		amo(amoStdTypes, "shmem_atomic_add", "void shmem_{N}_atomic_add({T} *dest, {T} value, int pe)", call("FETCH_ADD", "dest", v, "0")+";"),
+		amo(amoStdTypes, "shmem_atomic_add", "void shmem_{N}_atomic_add({T} *dest, {T} value, int pe)", call("FETCH_ADD | GOSHMEM_AMO_POST", "dest", v, "0")+";"),
 	}
 	for _, op := range []string{"and", "or", "xor"} {
 		up := strings.ToUpper(op)
 		rs = append(rs,
 			amo(amoBitTypes, "shmem_atomic_fetch_"+op, "{T} shmem_{N}_atomic_fetch_"+op+"({T} *dest, {T} value, int pe)", ret(call("FETCH_"+up, "dest", v, "0"))),
 			amo(amoBitTypes, "shmem_atomic_fetch_"+op+"_nbi", "void shmem_{N}_atomic_fetch_"+op+"_nbi({T} *fetch, {T} *dest, {T} value, int pe)", nbi(call("FETCH_"+up, "dest", v, "0"))),
-			amo(amoBitTypes, "shmem_atomic_"+op, "void shmem_{N}_atomic_"+op+"({T} *dest, {T} value, int pe)", call("FETCH_"+up, "dest", v, "0")+";"),
+			amo(amoBitTypes, "shmem_atomic_"+op, "void shmem_{N}_atomic_"+op+"({T} *dest, {T} value, int pe)", call("FETCH_"+up+" | GOSHMEM_AMO_POST", "dest", v, "0")+";"),
 		)
 	}
 	return rs
