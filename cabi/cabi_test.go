@@ -382,6 +382,35 @@ func TestImplicitFinalize(t *testing.T) {
 	}
 }
 
+// Static data beside the heap: a program with 64 MiB of static data allocates nearly all of
+// an 8 MiB SHMEM_SYMMETRIC_SIZE, under shmemrun's launcher (which reads the executable) and
+// as one PE alone (which sizes its own heap). Through a wrapper script the launcher cannot
+// see the static data, which then takes the top of the heap asked for, and the allocation's
+// error says so.
+func TestStaticBesideHeap(t *testing.T) {
+	exe := compile(t, "bigstatic", "testdata/bigstatic.c", "-Werror")
+	small := []string{"SHMEM_SYMMETRIC_SIZE=8M"}
+	for _, n := range []int{1, 3} {
+		if j := runEnv(t, small, exe, n, "7340032"); j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("%d PEs: 7340032 bytes of heap", n)) {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
+	}
+	cmd := exec.Command(exe, "7340032")
+	cmd.Env = append(os.Environ(), small...)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "1 PEs: 7340032 bytes") {
+		t.Fatalf("one PE without a launcher: %v\n%s", err, out)
+	}
+	wrapper := filepath.Join(work.dir, "bigstatic.sh")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+exe+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j := runEnv(t, []string{"SHMEM_SYMMETRIC_SIZE=80M"}, wrapper, 2, "33554432")
+	if j.status == 0 || !strings.Contains(j.stderr, "shmem_malloc: cannot allocate 33554432 bytes: the symmetric heap is exhausted (") ||
+		!strings.Contains(j.stderr, "bytes per PE after the program's static data took ") || !strings.Contains(j.stderr, " of SHMEM_SYMMETRIC_SIZE, 0 in use") {
+		t.Fatalf("through a wrapper script: %v", j)
+	}
+}
+
 // The headers with g++: the profiling header too, and a C++ program using contexts, locks
 // and the 1.6 routines, checked by g++ alone, then built with shmemc++ and run at 1, 2, 4
 // and 8 PEs.

@@ -14,9 +14,9 @@ import (
 // Unmodified C programs run across nodes under mpirun, linked against a libgoshmem built
 // with the multi-node engine (shmemcc --goshmem-ucx): the seeds' examples, the API test,
 // the contexts/1.6 test (scans of every type on teams spanning the nodes, pe_quiet), the
-// heap stress, a start_pes program that never calls shmem_finalize and bench/oneclock's
-// broadcast (the fake nodes share one clock), as 2 nodes × 1 PE and 2 nodes × 2 PEs, PEs
-// round-robin over the nodes.
+// heap stress, a start_pes program that never calls shmem_finalize, one whose static data
+// comes beside a nearly full heap and bench/oneclock's broadcast (the fake nodes share one
+// clock), as 2 nodes × 1 PE and 2 nodes × 2 PEs, PEs round-robin over the nodes.
 func TestMultinodeCPrograms(t *testing.T) {
 	c := fakenodes.Require(t, 2)
 	progs := []struct {
@@ -35,6 +35,7 @@ func TestMultinodeCPrograms(t *testing.T) {
 					t.Errorf("stdout %q, want %q", stdout, want)
 				}
 			}},
+		{name: "bigstatic", src: "testdata/bigstatic.c", args: []string{"262144000"}}, // 250 MiB of the 256 beside 64 of static data
 		{name: "oneclock", src: "../bench/oneclock/oneclock.c", args: []string{"broadcast", "100"},
 			check: func(t *testing.T, npes int, stdout string) { checkOneClock(t, "broadcast", 100, npes, stdout) }},
 	}

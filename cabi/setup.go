@@ -22,6 +22,7 @@ import (
 func goshmem_init(r int32) {
 	defer catch(r)
 	who := name(r)
+	rt.SetStaticData(staticDataSize())
 	if err := rt.Init(); err != nil {
 		panic(err)
 	}

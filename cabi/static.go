@@ -18,7 +18,8 @@ import (
 // target (a static pSync, a global counter other PEs increment). At shmem_init the
 // executable's writable data segment (.data and .bss, past the RELRO part) moves into the
 // symmetric heap: its pages are copied into a region rt.ReserveStatic takes from the top of
-// the heap, and that region of the shared object is mapped over the segment's own address
+// the heap (which launchers make that much larger than SHMEM_SYMMETRIC_SIZE: rt.SetStaticData,
+// launch.StaticData), and that region of the shared object is mapped over the segment's own address
 // (cstatic.c). The program keeps using its variables where they are; every entry point
 // translates an address in the segment to the region's twin (sym), which the engine treats
 // like any heap address: puts, gets, AMOs, waits and collectives reach every PE's copy.
@@ -70,6 +71,21 @@ func symFail(who, arg string, p unsafe.Pointer, n uintptr) {
 	panic(fmt.Sprintf("%s: %s (address %#x) is not symmetric: use memory from shmem_malloc, or a global or static variable of the program", who, arg, a))
 }
 
+// dataSegment finds the executable's writable data segment (cstatic.c).
+func dataSegment() C.struct_goshmem_segment {
+	var seg C.struct_goshmem_segment
+	C.goshmem_data_segment(&seg)
+	return seg
+}
+
+// staticDataSize is what initStatic will move into the heap: rt.SetStaticData before Init.
+func staticDataSize() uintptr {
+	if seg := dataSegment(); seg.linked_in == 0 {
+		return uintptr(seg.size)
+	}
+	return 0
+}
+
 // initStatic makes the program's static data symmetric (see above); every PE runs it in
 // shmem_init right after the engine's Init, before any allocation.
 func initStatic(who string) {
@@ -77,8 +93,7 @@ func initStatic(who string) {
 		return
 	}
 	static.done = true
-	var seg C.struct_goshmem_segment
-	C.goshmem_data_segment(&seg)
+	seg := dataSegment()
 	static.segLo, static.segHi = uintptr(seg.seg_lo), uintptr(seg.seg_hi)
 	static.archive = seg.linked_in != 0
 	if static.archive || seg.size == 0 {

@@ -4,7 +4,38 @@ import (
 	"fmt"
 	"os"
 	"unsafe"
+
+	"github.com/goshmem/shmem/runtime/shm"
 )
+
+// staticExtra is the static data a layout this PE makes adds to SHMEM_SYMMETRIC_SIZE
+// (SetStaticData); staticSize is what ReserveStatic took from the top of the heap, and
+// staticTaken the part of it that came out of the heap the user asked for (a launcher that
+// did not know of the static data: a wrapper script under shmemrun, say).
+var staticExtra, staticSize, staticTaken uintptr
+
+// SetStaticData tells Init, before it runs, that a C program will move size bytes of static
+// data into the symmetric heap (ReserveStatic). A layout this PE makes (one PE alone, a
+// node's leader under a PMIx launcher) is then that much larger than SHMEM_SYMMETRIC_SIZE,
+// as shmemrun's is (launch.StaticData): the heap keeps the size the user asked for, as it
+// does in implementations that register static data apart. Every PE passes the same size.
+func SetStaticData(size uintptr) {
+	page := uintptr(os.Getpagesize())
+	staticExtra = 0
+	if size <= ^uintptr(0)-page {
+		staticExtra = (size + page - 1) &^ (page - 1)
+	}
+}
+
+// heapRequest is the heap a layout this PE makes asks for: SHMEM_SYMMETRIC_SIZE and the
+// static data, checked for overflow.
+func heapRequest() (uint64, error) {
+	asked := conf.Size("SHMEM_SYMMETRIC_SIZE")
+	if asked+uint64(staticExtra) < asked {
+		return 0, fmt.Errorf("SHMEM_SYMMETRIC_SIZE %d and the program's static data (%d bytes) overflow", asked, staticExtra)
+	}
+	return asked + uint64(staticExtra), nil
+}
 
 // ReserveStatic takes size bytes, rounded up to the page size, from the top of this PE's
 // symmetric heap for a C program's static data: the C ABI (package cabi) copies the
@@ -30,6 +61,10 @@ func ReserveStatic(who string, size uintptr) (p unsafe.Pointer, fd int, off int6
 	heap.free[last].end -= size
 	if heap.free[last].off == heap.free[last].end {
 		heap.free = heap.free[:last]
+	}
+	staticSize = size
+	if l, err := shm.NewLayout(1, conf.Size("SHMEM_SYMMETRIC_SIZE")); err == nil && heapSize-size < l.HeapSize {
+		staticTaken = min(size, l.HeapSize-(heapSize-size))
 	}
 	p = unsafe.Add(mySeg, int(heapOff+heapSize-size)) // still inside [heapLo, heapLo+heapSize): CheckSym passes
 	return p, obj.Fd, int64(uintptr(p) - uintptr(base)), nil

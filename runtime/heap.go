@@ -139,12 +139,20 @@ func largestFree() uintptr {
 
 // tooLarge is the error for a request larger than the whole heap (SIZE_MAX from C, say).
 func tooLarge(who string, size uintptr) error {
-	return fmt.Errorf("%s: cannot allocate %d bytes: more than the whole symmetric heap (%d bytes per PE; SHMEM_SYMMETRIC_SIZE sets it)", who, size, heapSize)
+	return fmt.Errorf("%s: cannot allocate %d bytes: more than the whole symmetric heap (%d bytes per PE%s; SHMEM_SYMMETRIC_SIZE sets it)", who, size, heapSize-staticSize, staticNote())
 }
 
 func exhausted(who string, size uintptr) error {
-	return fmt.Errorf("%s: cannot allocate %d bytes: the symmetric heap is exhausted (%d bytes per PE, %d in use, largest free block %d); set SHMEM_SYMMETRIC_SIZE to enlarge it",
-		who, size, heapSize, heap.inUse, largestFree())
+	return fmt.Errorf("%s: cannot allocate %d bytes: the symmetric heap is exhausted (%d bytes per PE%s, %d in use, largest free block %d); set SHMEM_SYMMETRIC_SIZE to enlarge it",
+		who, size, heapSize-staticSize, staticNote(), heap.inUse, largestFree())
+}
+
+// staticNote says so when a C program's static data took part of the heap the user asked for.
+func staticNote() string {
+	if staticTaken == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after the program's static data took %d of SHMEM_SYMMETRIC_SIZE", staticTaken)
 }
 
 // Malloc allocates size bytes at align (a power of two; MinAlign at least) on every PE,

@@ -154,3 +154,21 @@ func TestHeapRandomOps(t *testing.T) {
 		}
 	})
 }
+
+// SHMEM_INFO's heap line says why the heap is larger than SHMEM_SYMMETRIC_SIZE asked.
+func TestHeapRounding(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		asked, size uint64
+		want        string
+	}{
+		{256 * mib, 256 * mib, ""},
+		{1000000, 2 * mib, " (SHMEM_SYMMETRIC_SIZE=1000000 rounded up to a multiple of 2 MiB)"},
+		{8 * mib, 74 * mib, " (SHMEM_SYMMETRIC_SIZE=8388608, and 69206016 for the program's static data, rounded up to a multiple of 2 MiB)"},
+		{1000000, 4 * mib, " (SHMEM_SYMMETRIC_SIZE=1000000, and 2097152 for the program's static data, rounded up to a multiple of 2 MiB)"},
+	} {
+		if got := heapRounding(c.asked, c.size); got != c.want {
+			t.Errorf("heapRounding(%d, %d) = %q, want %q", c.asked, c.size, got, c.want)
+		}
+	}
+}

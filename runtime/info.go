@@ -18,10 +18,16 @@ const (
 	Vendor    = "goshmem"
 )
 
-// heapRounding says, when the heap is larger than SHMEM_SYMMETRIC_SIZE asked for, why.
+// heapRounding says, when the heap is larger than SHMEM_SYMMETRIC_SIZE asked for, why: the
+// rounding, and a C program's static data, which takes the top of the heap (ReserveStatic)
+// beside what the user asked for.
 func heapRounding(asked, size uint64) string {
-	if asked == size {
+	rounded := (asked + shm.Align - 1) / shm.Align * shm.Align
+	switch {
+	case asked == size:
 		return ""
+	case size > rounded && rounded >= asked:
+		return fmt.Sprintf(" (SHMEM_SYMMETRIC_SIZE=%d, and %d for the program's static data, rounded up to a multiple of %d MiB)", asked, size-rounded, shm.Align>>20)
 	}
 	return fmt.Sprintf(" (SHMEM_SYMMETRIC_SIZE=%d rounded up to a multiple of %d MiB)", asked, shm.Align>>20)
 }

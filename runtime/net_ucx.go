@@ -55,7 +55,11 @@ func netAttach() (*shm.Object, int, error) {
 	}
 	var o *shm.Object
 	if me == leader {
-		l, err := shm.NewLayout(job.Size, conf.Size("SHMEM_SYMMETRIC_SIZE"))
+		asked, err := heapRequest()
+		if err != nil {
+			return nil, 0, err
+		}
+		l, err := shm.NewLayout(job.Size, asked)
 		if err != nil {
 			return nil, 0, err
 		}

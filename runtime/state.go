@@ -122,7 +122,11 @@ func attach() (*shm.Object, int, error) {
 		return netAttach()
 	}
 	if !ok {
-		l, err := shm.NewLayout(1, conf.Size("SHMEM_SYMMETRIC_SIZE"))
+		asked, err := heapRequest()
+		if err != nil {
+			return nil, 0, err
+		}
+		l, err := shm.NewLayout(1, asked)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -136,7 +136,11 @@ func newJob(cfg Config) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := shm.NewLayout(cfg.NPEs, vals.Size("SHMEM_SYMMETRIC_SIZE"))
+	asked, static := vals.Size("SHMEM_SYMMETRIC_SIZE"), StaticData(cfg.Prog)
+	if asked+static < asked {
+		return nil, fmt.Errorf("SHMEM_SYMMETRIC_SIZE %d and %s's static data (%d bytes) overflow", asked, cfg.Prog, static)
+	}
+	l, err := shm.NewLayout(cfg.NPEs, asked+static)
 	if err != nil {
 		return nil, fmt.Errorf("SHMEM_SYMMETRIC_SIZE: %w", err)
 	}
