@@ -18,11 +18,12 @@ import (
 // target (a static pSync, a global counter other PEs increment). At shmem_init the
 // executable's writable data segment (.data and .bss, past the RELRO part) moves into the
 // symmetric heap: its pages are copied into a region rt.ReserveStatic takes from the top of
-// the heap (which launchers make that much larger than SHMEM_SYMMETRIC_SIZE: rt.SetStaticData,
-// launch.StaticData), and that region of the shared object is mapped over the segment's own address
-// (cstatic.c). The program keeps using its variables where they are; every entry point
-// translates an address in the segment to the region's twin (sym), which the engine treats
-// like any heap address: puts, gets, AMOs, waits and collectives reach every PE's copy.
+// the heap (which launchers make that much larger than SHMEM_SYMMETRIC_SIZE:
+// rt.SetStaticData, launch.StaticData), and that region of the shared object is mapped over
+// the segment's own address (cstatic.c). The program keeps using its variables where they
+// are; every entry point translates an address in the segment to the region's twin (sym),
+// which the engine treats like any heap address: puts, gets, AMOs, waits and collectives
+// reach every PE's copy.
 //
 // This needs the Go runtime outside the executable, in libgoshmem.so: in a c-archive link
 // the executable's data segment holds the Go runtime's own variables, which other threads
