@@ -257,7 +257,6 @@ func TestErrors(t *testing.T) {
 		{"session-config", 2, `^panic: shmem_ctx_session_start: config is a null pointer, but config_mask selects its total_ops$`, nil},
 		{"to-all-outside", 0, `^libgoshmem: shmem_int_sum_to_all: PE 1 is not in the active set \(start 0, log stride 0, size 1\): nothing done, as Open MPI's OSHMEM does$`, []string{"SHMEM_DEBUG=1"}},
 		{"lock-stack", 2, `^panic: shmem_set_lock: lock \(address 0x[0-9a-f]+\) is not symmetric`, nil},
-		{"static-too-big", 2, `^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`, []string{"SHMEM_SYMMETRIC_SIZE=16M"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := runEnv(t, c.env, exe, 2, c.name)
@@ -385,8 +384,8 @@ func TestImplicitFinalize(t *testing.T) {
 // Static data beside the heap: a program with 64 MiB of static data allocates nearly all of
 // an 8 MiB SHMEM_SYMMETRIC_SIZE, under shmemrun's launcher (which reads the executable) and
 // as one PE alone (which sizes its own heap). Through a wrapper script the launcher cannot
-// see the static data, which then takes the top of the heap asked for, and the allocation's
-// error says so.
+// see the static data, which then takes the top of the heap asked for: the allocation's
+// error says so, and static data larger than the heap stops shmem_init with its message.
 func TestStaticBesideHeap(t *testing.T) {
 	exe := compile(t, "bigstatic", "testdata/bigstatic.c", "-Werror")
 	small := []string{"SHMEM_SYMMETRIC_SIZE=8M"}
@@ -408,6 +407,20 @@ func TestStaticBesideHeap(t *testing.T) {
 	if j.status == 0 || !strings.Contains(j.stderr, "shmem_malloc: cannot allocate 33554432 bytes: the symmetric heap is exhausted (") ||
 		!strings.Contains(j.stderr, "bytes per PE after the program's static data took ") || !strings.Contains(j.stderr, " of SHMEM_SYMMETRIC_SIZE, 0 in use") {
 		t.Fatalf("through a wrapper script: %v", j)
+	}
+	// errors.c's 32 MiB of static data beside a 16 MiB heap: room under shmemrun; through a
+	// wrapper it does not fit, and shmem_init says so.
+	errs := compile(t, "errors", "testdata/errors.c")
+	if j := runEnv(t, []string{"SHMEM_SYMMETRIC_SIZE=16M"}, errs, 2, "static-too-big"); j.status != 0 {
+		t.Fatalf("32 MiB of static data beside a 16 MiB heap: %v", j)
+	}
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+errs+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j = runEnv(t, []string{"SHMEM_SYMMETRIC_SIZE=16M"}, wrapper, 2, "static-too-big")
+	want := regexp.MustCompile(`(?m)^panic: shmem_init: the program's static data \(\d+ bytes\) does not fit in the free symmetric heap \(16777216 bytes per PE\); set SHMEM_SYMMETRIC_SIZE to enlarge it$`)
+	if j.status != 2 || !want.MatchString(j.stderr) || strings.Contains(j.stderr, "goroutine ") {
+		t.Fatalf("32 MiB of static data in a 16 MiB heap, through a wrapper: %v", j)
 	}
 }
 
