@@ -192,7 +192,7 @@ func SignalWaitUntil(sig *uint64, cmp Cmp, v uint64) uint64 {
 	rt.LocalTarget(who, "sig", unsafe.Pointer(sig), 8)
 	cmp.check(who)
 	var got uint64
-	rt.AwaitAnswer(rt.WaitSignal, 0, func() bool {
+	rt.AwaitAnswer(who, rt.WaitSignal, 0, func() bool {
 		got = atomic.LoadUint64(sig)
 		return kernels.Holds(got, kernels.Cmp(cmp), v)
 	})

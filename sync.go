@@ -40,7 +40,7 @@ func WaitUntil[T Sync](ivar *T, cmp Cmp, v T) {
 	const who = "shmem.WaitUntil"
 	checkVar(who, ivar)
 	cmp.check(who)
-	rt.AwaitAnswer(rt.WaitUntil, 0, func() bool { return kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v) })
+	rt.AwaitAnswer(who, rt.WaitUntil, 0, func() bool { return kernels.Holds(kernels.LoadAcquire(ivar), kernels.Cmp(cmp), v) })
 }
 
 // Test reports whether the local symmetric *ivar compares to v by cmp.
@@ -79,6 +79,7 @@ func checkVar[T any](who string, p *T) {
 // element i; nil status excludes none), each compared with v, or with values[i] for the
 // _Vector forms.
 type testSet[T Sync] struct {
+	who    string // the routine, for hang reports
 	ivars  []T
 	status []int32
 	cmp    Cmp
@@ -99,7 +100,7 @@ func newSet[T Sync](who string, ivars []T, status []int32, cmp Cmp, v T, values 
 		rt.LocalTarget(who, "ivars", sliceAddr(ivars), unsafe.Sizeof(ivars[0]))
 		rt.CheckSym(who, "ivars", sliceAddr(ivars), uintptr(len(ivars))*unsafe.Sizeof(ivars[0]))
 	}
-	return testSet[T]{ivars, status, cmp, v, values}
+	return testSet[T]{who, ivars, status, cmp, v, values}
 }
 
 func (s *testSet[T]) in(i int) bool { return s.status == nil || s.status[i] == 0 }
@@ -215,7 +216,7 @@ func (s *testSet[T]) waitAll() {
 		if i < 0 {
 			return
 		}
-		rt.Await(rt.WaitUntil, i, func() bool { return s.holds(i) })
+		rt.Await(s.who, rt.WaitUntil, i, func() bool { return s.holds(i) })
 		from = i + 1
 	}
 }
@@ -225,7 +226,7 @@ func (s *testSet[T]) waitAny() int {
 		return -1
 	}
 	r := -1
-	rt.AwaitAnswer(rt.WaitUntil, -1, func() bool { r = s.any(); return r >= 0 })
+	rt.AwaitAnswer(s.who, rt.WaitUntil, -1, func() bool { r = s.any(); return r >= 0 })
 	return r
 }
 
@@ -234,7 +235,7 @@ func (s *testSet[T]) waitSome(indices []int) int {
 		return 0
 	}
 	c := 0
-	rt.AwaitAnswer(rt.WaitUntil, -1, func() bool { c = s.some(indices); return c > 0 })
+	rt.AwaitAnswer(s.who, rt.WaitUntil, -1, func() bool { c = s.some(indices); return c > 0 })
 	return c
 }
 

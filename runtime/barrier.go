@@ -51,12 +51,12 @@ func barrierAlg(who string, g Group, i int, a *area, alg Alg) {
 // up and are consumed, so pSync holds SyncValue again when the barrier returns.
 func barrierDissem(who string, g Group, i int, a *area) {
 	if g.Size == 2 && a.epoch != 0 && local(g.PE(1-i)) { // the pair's line is shared memory
-		barrierPair(g, i, a)
+		barrierPair(who, g, i, a)
 		return
 	}
 	for r, d := 0, 1; d < g.Size; r, d = r+1, d*2 {
 		if a.epoch != 0 {
-			a.postAwaitEpoch(WaitBarrier, wordDissem+r, g.PE((i+d)%g.Size), a.epoch, wordDissem+r, a.epoch)
+			a.postAwaitEpoch(who, WaitBarrier, wordDissem+r, g.PE((i+d)%g.Size), a.epoch, wordDissem+r, a.epoch)
 			continue
 		}
 		a.signal(wordDissem+r, g.PE((i+d)%g.Size), 1)
@@ -78,7 +78,7 @@ func barrierDissem(who string, g Group, i int, a *area) {
 // safe because the words only grow (epochs increase across both areas) and each has one
 // writer: a member already in its next call stores a larger epoch, which the other's wait
 // for >= e accepts, rightly, since that member passed e.
-func barrierPair(g Group, i int, a *area) {
+func barrierPair(who string, g Group, i int, a *area) {
 	w := a.pairLine
 	if w == nil {
 		w = unsafe.Pointer(a.word(wordDissem))
@@ -96,7 +96,7 @@ func barrierPair(g Group, i int, a *area) {
 	if pairPollFirst && atomic.LoadUint64(other) >= e {
 		return
 	}
-	AwaitAnswer(WaitBarrier, wordDissem+1-i, func() bool { return atomic.LoadUint64(other) >= e })
+	AwaitAnswer(who, WaitBarrier, wordDissem+1-i, func() bool { return atomic.LoadUint64(other) >= e })
 }
 
 // pairPollFirst: barrierPair loads the other's flag before its first pause
@@ -125,7 +125,7 @@ func barrierLinear(who string, g Group, i int, a *area) {
 			}
 			return
 		}
-		awaitOn(WaitBarrier, wordRelease, release, func() bool { return int32(atomic.LoadUint32(release)-e) >= 0 })
+		awaitOn(who, WaitBarrier, wordRelease, release, func() bool { return int32(atomic.LoadUint32(release)-e) >= 0 })
 		return
 	}
 	if i != 0 {

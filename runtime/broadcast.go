@@ -54,7 +54,7 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 		// Inside a node phase of a collective across nodes every phase must wait for
 		// all its members (hier.go's invariant): no early return there.
 		if int(x.Bytes) <= eagerCap(g) && (nodePhases.Load() == 0 || x.Early) {
-			bcastEager(g, me, a, x)
+			bcastEager(who, g, me, a, x)
 			return
 		}
 		bcastLinear(who, g, me, a, x)
@@ -71,17 +71,17 @@ func broadcast(who string, g Group, me int, a area, x BcastArgs) {
 // but its slots, and the other collectives' words count (pSync) or carry increasing epochs
 // (team areas), so a signal arriving while a member is still in an earlier eager broadcast
 // waits for its own call.
-func bcastEager(g Group, me int, a area, x BcastArgs) {
+func bcastEager(who string, g Group, me int, a area, x BcastArgs) {
 	if me == x.Root {
 		data := bytes(x.Src, x.Bytes)
 		fresh := a.eagerFresh()
 		for k := 1; k < g.Size; k++ {
-			a.eagerSend(g, me, (me+k)%g.Size, data, fresh)
+			a.eagerSend(who, g, me, (me+k)%g.Size, data, fresh)
 		}
 		a.eagerSentNow()
 		return
 	}
-	msg := a.eagerRecv(g, me, x.Root)
+	msg := a.eagerRecv(who, g, me, x.Root)
 	copy(bytes(x.Dst, x.Bytes), msg)
 	a.eagerDone(g, me, x.Root, msg)
 }

@@ -72,5 +72,5 @@ func (v CABIView) withPair() CABIView {
 // until the word at flag (the other member's) holds at least e.
 func AwaitPair(flag unsafe.Pointer, e uint64) {
 	w := (*uint64)(flag)
-	Await(WaitBarrier, wordDissem, func() bool { return atomic.LoadUint64(w) >= e })
+	Await("shmem_barrier_all", WaitBarrier, wordDissem, func() bool { return atomic.LoadUint64(w) >= e })
 }

@@ -69,9 +69,9 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 	fresh := a.eagerFresh()
 	for k := 1; k < g.Size; k++ {
 		if to := (me + k) % g.Size; eager {
-			a.eagerSend(g, me, to, mine, fresh)
+			a.eagerSend(who, g, me, to, mine, fresh)
 		} else {
-			a.announce(g, me, to, x.Bytes)
+			a.announce(who, g, me, to, x.Bytes)
 		}
 	}
 	a.eagerSentNow()
@@ -83,7 +83,7 @@ func collectLinear(who string, g Group, me int, a area, x CollectArgs) {
 		case j == me:
 			msgs[j] = mine
 		default:
-			m, n, inSlot := a.recv(g, me, j)
+			m, n, inSlot := a.recv(who, g, me, j)
 			if !inSlot {
 				m = bytes(Remote(x.Src, g.PE(j)), n) // the owner's src, until it is acknowledged
 			}
@@ -262,7 +262,7 @@ func collectLeaders(who string, g Group, h *hier, na *area, w *uint64, x Collect
 	for s := 1; s < L; s++ {
 		l := (lm - s + L) % L
 		from := h.lead.PE(l)
-		p, n := na.awaitMail(netUp, mailOut{to: -1}, from, nil)
+		p, n := na.awaitMail(who, netUp, mailOut{to: -1}, from, nil)
 		head, sum := 8*uintptr(h.perNode[l]), uintptr(0)
 		if n >= head {
 			at := uintptr(0)

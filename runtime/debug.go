@@ -172,7 +172,7 @@ func debugAcrossNodes(g Group, h *hier, me int, c CollCall, rec *shm.DebugRecord
 		return
 	}
 	deadline := time.Now().Add(debugMeetAfter)
-	p, n := dbg.awaitMail(debugMailWord, mailOut{to: -1}, pe0, func() {
+	p, n := dbg.awaitMail(c.Who, debugMailWord, mailOut{to: -1}, pe0, func() {
 		if time.Now().After(deadline) {
 			debugFail(fmt.Sprintf("%s: SHMEM_DEBUG: PE %d (on %s) has waited %v for PE %d (on %s), member 0 of %s, to enter the call: it is elsewhere (another collective, or finished)",
 				c.Who, MyPE(), Host(MyPE()), debugMeetAfter, pe0, Host(pe0), g))
@@ -285,7 +285,7 @@ func debugMeet(g Group, me int, c CollCall) {
 	await := func(word int, n uint64) {
 		w := a.word(word)
 		polls := 0
-		Await(WaitCollective, word, func() bool {
+		Await(c.Who, WaitCollective, word, func() bool {
 			if atomic.LoadUint64(w) >= n {
 				return true
 			}

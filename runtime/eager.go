@@ -60,12 +60,12 @@ func (a area) eagerSentNow() {
 
 // eagerSend delivers data (at most eagerCap bytes) from member me to member to; fresh is
 // eagerFresh's verdict taken before the call's first message.
-func (a area) eagerSend(g Group, me, to int, data []byte, fresh bool) {
+func (a area) eagerSend(who string, g Group, me, to int, data []byte, fresh bool) {
 	pe := g.PE(to)
 	slot := eagerSlot(g, to, me)
 	flag := (*uint64)(Remote(unsafe.Pointer(a.word(slot)), pe))
 	if !fresh {
-		flag = a.slotFlag(slot, pe)
+		flag = a.slotFlag(who, slot, pe)
 	}
 	if len(data) > 0 {
 		copy(bytes(Remote(unsafe.Pointer(a.word(slot+1)), pe), uintptr(len(data))), data)
@@ -75,10 +75,10 @@ func (a area) eagerSend(g Group, me, to int, data []byte, fresh bool) {
 }
 
 // slotFlag is the flag of slot at PE pe, once the receiver has emptied the slot.
-func (a area) slotFlag(slot, pe int) *uint64 {
+func (a area) slotFlag(who string, slot, pe int) *uint64 {
 	flag := (*uint64)(Remote(unsafe.Pointer(a.word(slot)), pe))
 	if atomic.LoadUint64(flag) != 0 {
-		Await(WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) == 0 })
+		Await(who, WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) == 0 })
 	}
 	return flag
 }
@@ -88,24 +88,24 @@ func (a area) slotFlag(slot, pe int) *uint64 {
 const rendezvous = 1 << 62
 
 // announce tells member to that member me has n bytes for it, to be read from my buffer.
-func (a area) announce(g Group, me, to int, n uintptr) {
+func (a area) announce(who string, g Group, me, to int, n uintptr) {
 	pe := g.PE(to)
-	atomic.StoreUint64(a.slotFlag(eagerSlot(g, to, me), pe), rendezvous|uint64(n))
+	atomic.StoreUint64(a.slotFlag(who, eagerSlot(g, to, me), pe), rendezvous|uint64(n))
 	NotifyAtomic(pe)
 }
 
 // eagerRecv waits for member from's message to me and returns it, in place in my slot.
-func (a area) eagerRecv(g Group, me, from int) []byte {
-	msg, _, _ := a.recv(g, me, from)
+func (a area) eagerRecv(who string, g Group, me, from int) []byte {
+	msg, _, _ := a.recv(who, g, me, from)
 	return msg
 }
 
 // recv waits for member from's flag: an eager message (returned in place) or an
 // announcement of n bytes to read from the sender's buffer (eager false).
-func (a area) recv(g Group, me, from int) (msg []byte, n uintptr, eager bool) {
+func (a area) recv(who string, g Group, me, from int) (msg []byte, n uintptr, eager bool) {
 	slot := eagerSlot(g, me, from)
 	flag := a.word(slot)
-	Await(WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) != 0 })
+	Await(who, WaitCollective, slot, func() bool { return atomic.LoadUint64(flag) != 0 })
 	f := atomic.LoadUint64(flag)
 	if f&rendezvous != 0 {
 		return nil, uintptr(f &^ rendezvous), false

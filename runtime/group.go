@@ -181,31 +181,31 @@ func (a area) post(i int, pe int, v uint64) {
 }
 
 // awaitEpoch waits until my word i holds at least e.
-func (a area) awaitEpoch(op uint32, i int, e uint64) {
-	awaitGE(op, i, a.word(i), e)
+func (a area) awaitEpoch(who string, op uint32, i int, e uint64) {
+	awaitGE(who, op, i, a.word(i), e)
 }
 
 // postAwaitEpoch posts v into word j of the area on PE pe, then waits until my word i
 // holds at least e: a round of a barrier. Across nodes the post and the first polls are
 // one call into the engine, so that the wait starts polling as soon as the message left.
-func (a area) postAwaitEpoch(op uint32, j, pe int, v uint64, i int, e uint64) {
+func (a area) postAwaitEpoch(who string, op uint32, j, pe int, v uint64, i int, e uint64) {
 	if !local(pe) && netPolled() {
 		lockNet()
 		ok := engine.SignalPollGE(pe, unsafe.Pointer(a.word(j)), false, v, a.word(i), e, netPolls)
 		unlockNet()
 		if !ok {
-			a.awaitEpoch(op, i, e)
+			a.awaitEpoch(who, op, i, e)
 		}
 		return
 	}
 	a.post(j, pe, v)
-	a.awaitEpoch(op, i, e)
+	a.awaitEpoch(who, op, i, e)
 }
 
 // await waits until my word i holds at least n, then consumes n.
 func (a area) await(who string, op uint32, i int, n uint64) {
 	w := a.word(i)
-	awaitGE(op, i, w, n)
+	awaitGE(who, op, i, w, n)
 	if v := atomic.AddUint64(w, -n); v > maxCount {
 		panic(fmt.Sprintf("%s: pSync word %d held %d: pSync must hold SyncValue (%d) in every word before the first call", who, i, v+n, shm.SyncValue))
 	}

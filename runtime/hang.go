@@ -233,8 +233,8 @@ func tryReadRecord(rec *shm.DebugRecord, out *shm.DebugRecord) bool {
 
 // PEActivity says what PE pe of the job is doing, from its slot and its process's state
 // in /proc: not started, stopped by a signal, exited (after Finalize or not), waiting in a
-// routine (the collective and its group with SHMEM_DEBUG) and for how long, or running
-// outside the library's waits.
+// routine (its name and kind; the collective and its group with SHMEM_DEBUG) and for how
+// long, or running outside the library's waits.
 func PEActivity(o *shm.Object, pe int, now time.Time) string {
 	s := o.Slot(pe)
 	pid := int(atomic.LoadInt32(&s.Pid)) // the callers name it
@@ -265,6 +265,9 @@ func PEActivity(o *shm.Object, pe int, now time.Time) string {
 	if op := atomic.LoadUint32(&s.WaitOp); op != WaitNone {
 		if in == "" {
 			in = WaitName(op)
+			if who := waitWho(s); who != "" {
+				in = who + " (" + in + ")"
+			}
 		}
 		return fmt.Sprintf("waiting in %s for %s", in, waited(s, now))
 	}
@@ -272,6 +275,20 @@ func PEActivity(o *shm.Object, pe int, now time.Time) string {
 		return "in " + in + ", not waiting"
 	}
 	return "running outside the library's waits"
+}
+
+// WaitingInCollective is the barrier or collective routine PE pe of the job waits in (its
+// kind when the name is not recorded), "" when it waits in none.
+func WaitingInCollective(o *shm.Object, pe int) string {
+	s := o.Slot(pe)
+	op := atomic.LoadUint32(&s.WaitOp)
+	if op != WaitBarrier && op != WaitCollective {
+		return ""
+	}
+	if who := waitWho(s); who != "" {
+		return who
+	}
+	return WaitName(op)
 }
 
 // cannotProceed reports whether process pid is stopped or gone.

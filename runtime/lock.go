@@ -60,7 +60,7 @@ func SetLock(who string, p unsafe.Pointer) {
 		return // the lock was free
 	}
 	lockAMO(who, AMOFetchOr, lockNode(p), uint32(me+1), 0, int(prev-1))
-	Await(WaitLock, int(prev-1), func() bool { return atomic.LoadUint32(node)&lockWaiting == 0 })
+	Await(who, WaitLock, int(prev-1), func() bool { return atomic.LoadUint32(node)&lockWaiting == 0 })
 }
 
 // TestLock takes the lock at p if it is free and reports whether it did (shmem_test_lock
@@ -91,7 +91,7 @@ func ClearLock(who string, p unsafe.Pointer) {
 			panic(who + ": the lock is not held")
 		}
 		// A requester took the tail but has not linked itself yet: wait for it.
-		Await(WaitLock, -1, func() bool { return atomic.LoadUint32(node)&lockNextMask != 0 })
+		Await(who, WaitLock, -1, func() bool { return atomic.LoadUint32(node)&lockNextMask != 0 })
 		next = atomic.LoadUint32(node) & lockNextMask
 	}
 	atomic.StoreUint32(node, 0)

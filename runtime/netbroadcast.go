@@ -24,7 +24,7 @@ func netBroadcast(who string, h *hier, na *area, root int, dst, buf unsafe.Point
 			buf = dst
 		}
 		for c := first; c < last; c++ {
-			na.mailCredited(netDown, buf, n, h.lead.PE(child(c, root, L)))
+			na.mailCredited(who, netDown, buf, n, h.lead.PE(child(c, root, L)))
 		}
 		return
 	}
@@ -63,7 +63,7 @@ func netBroadcastRing(who string, h *hier, na *area, root int, dst, buf unsafe.P
 	send := func(base unsafe.Pointer, c, to int) {
 		off, size := part(c)
 		for o := uintptr(0); o < size; o += step {
-			na.mailCredited(netDown, unsafe.Add(base, off+o), min(step, size-o), to)
+			na.mailCredited(who, netDown, unsafe.Add(base, off+o), min(step, size-o), to)
 		}
 	}
 	if r == 0 {
@@ -83,7 +83,7 @@ func netBroadcastRing(who string, h *hier, na *area, root int, dst, buf unsafe.P
 			copyBytes(unsafe.Add(dst, off+o), p, k)
 			netFreeMail(p)
 			if forward {
-				na.mailCredited(netDown, unsafe.Add(dst, off+o), k, pe(r+1))
+				na.mailCredited(who, netDown, unsafe.Add(dst, off+o), k, pe(r+1))
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func (a area) sendTake(who string, i int, src unsafe.Pointer, n uintptr, to, fro
 	if to >= 0 {
 		out = mailOut{to: to, key: segOffset(unsafe.Pointer(a.word(i))), src: src, n: n}
 	}
-	p, n := a.awaitMail(i, out, from, nil)
+	p, n := a.awaitMail(who, i, out, from, nil)
 	if n != want {
 		netFreeMail(p)
 		panic(fmt.Sprintf("%s: PE %d (on %s) sent %d bytes where PE %d expects %d: every PE must pass the same size", who, from, Host(from), n, me, want))
@@ -56,7 +56,7 @@ func (a area) sendTake(who string, i int, src unsafe.Pointer, n uintptr, to, fro
 // awaitMail waits for PE from's message on channel i of my area and returns its bytes
 // (free them with netFreeMail), after sending out when out.to >= 0. stalled, when not nil,
 // runs every 1024 empty polls (a caller's deadline).
-func (a area) awaitMail(i int, out mailOut, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
+func (a area) awaitMail(who string, i int, out mailOut, from int, stalled func()) (p unsafe.Pointer, n uintptr) {
 	key := segOffset(unsafe.Pointer(a.word(i)))
 	var ok bool
 	if netPolled() { // polled in the engine (engine.c "Polled waits")
@@ -71,7 +71,7 @@ func (a area) awaitMail(i int, out mailOut, from int, stalled func()) (p unsafe.
 			}
 			return ok
 		}
-		awaitSlow(WaitCollective, i, nil, func() bool { return ok }, poll)
+		awaitSlow(who, WaitCollective, i, nil, func() bool { return ok }, poll)
 		return p, n
 	}
 	if out.to >= 0 {
@@ -79,7 +79,7 @@ func (a area) awaitMail(i int, out mailOut, from int, stalled func()) (p unsafe.
 	}
 	count, seen := engine.MailCount(), ^uint64(0)
 	polls := 0
-	Await(WaitCollective, i, func() bool {
+	Await(who, WaitCollective, i, func() bool {
 		if c := atomic.LoadUint64(count); c != seen { // else nothing came: no lock, no cgo call
 			lockNet()
 			p, n, ok = engine.TakeMail(from, key)
@@ -145,10 +145,10 @@ func creditWord(pe int) *uint64 {
 }
 
 // mailCredited is mail within pe's window of broadcast mail.
-func (a area) mailCredited(i int, src unsafe.Pointer, n uintptr, pe int) {
+func (a area) mailCredited(who string, i int, src unsafe.Pointer, n uintptr, pe int) {
 	w := creditWord(pe)
 	if atomic.LoadUint64(&mailSent[pe])-atomic.LoadUint64(w) >= mailWindow {
-		Await(WaitCollective, i, func() bool { return atomic.LoadUint64(&mailSent[pe])-atomic.LoadUint64(w) < mailWindow })
+		Await(who, WaitCollective, i, func() bool { return atomic.LoadUint64(&mailSent[pe])-atomic.LoadUint64(w) < mailWindow })
 	}
 	atomic.AddUint64(&mailSent[pe], 1)
 	a.mail(i, src, n, pe)

@@ -98,7 +98,7 @@ func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a a
 	mine := asBytes(src)
 	fresh := a.eagerFresh()
 	for k := 1; k < g.Size; k++ {
-		a.eagerSend(g, me, (me+k)%g.Size, mine, fresh)
+		a.eagerSend(who, g, me, (me+k)%g.Size, mine, fresh)
 	}
 	a.eagerSentNow()
 	var buf [smallGroup][]T
@@ -112,7 +112,7 @@ func reduceEager[T kernels.Elem](who string, op kernels.Op, g Group, me int, a a
 	}
 	for j := range g.Size {
 		if j != me {
-			ins[j] = fromBytes[T](a.eagerRecv(g, me, j))
+			ins[j] = fromBytes[T](a.eagerRecv(who, g, me, j))
 		}
 	}
 	combineAll(op, dst, ins)

@@ -94,7 +94,7 @@ func scanChain[T kernels.Elem](who string, op kernels.Op, g Group, me int, a are
 			continue
 		}
 		if next := g.PE(me + 1); scanMails(next, nb) {
-			a.mailCredited(wordUp, unsafe.Pointer(unsafe.SliceData(m)), nb, next) // sent: m is mine again
+			a.mailCredited(who, wordUp, unsafe.Pointer(unsafe.SliceData(m)), nb, next) // sent: m is mine again
 		} else {
 			a.signal(wordUp, next, 1)
 			a.await(who, WaitCollective, wordAck, 1) // the next member has my prefix

@@ -79,10 +79,10 @@ func (t *Team) eagerReset() {
 //
 // cabi's fastpath.h does the same for the world team in C (goshmem_fast_pair_sync, from
 // CABIView's Pair fields): a change here is a change there.
-func (t *Team) pairSync() {
+func (t *Team) pairSync(who string) {
 	a := t.next()
 	a.epoch++
-	barrierPair(t.G, t.Me, &a)
+	barrierPair(who, t.G, t.Me, &a)
 	t.eagerReset()
 }
 
@@ -147,7 +147,7 @@ func (t *Team) Check(who string) {
 func (t *Team) Sync(who string) {
 	t.Check(who)
 	if t.pair {
-		t.pairSync()
+		t.pairSync(who)
 		return
 	}
 	a := t.next()
@@ -165,7 +165,7 @@ func BarrierAll() {
 	if World != nil && World.pair { // nil before Init
 		Check("shmem.BarrierAll")
 		shm.FenceStore() // as barrierAll (World.pair: one node)
-		World.pairSync()
+		World.pairSync("shmem.BarrierAll")
 		return
 	}
 	barrierAll("shmem.BarrierAll")

@@ -49,12 +49,13 @@ const (
 	goschedEvery = 1 << 8
 )
 
-// Await returns once done reports true. op and arg describe the wait for hang reports.
-func Await(op uint32, arg int, done func() bool) {
+// Await returns once done reports true. who (the routine), op and arg describe the wait
+// for hang reports.
+func Await(who string, op uint32, arg int, done func() bool) {
 	if done() {
 		return
 	}
-	awaitSlow(op, arg, nil, done, nil)
+	awaitSlow(who, op, arg, nil, done, nil)
 }
 
 // AwaitAnswer is Await for a condition another PE makes true in answer to this one (the
@@ -63,7 +64,7 @@ func Await(op uint32, arg int, done func() bool) {
 // quiet, wait) took 0.55 us polling at once, 0.41 pausing first, where a flag round trip
 // is 0.38-0.42 (Zen 2 VM, cores apart). A condition that holds already costs one pause
 // (36 ns there). Across nodes the wait drives the engine from its first poll (awaitSlow).
-func AwaitAnswer(op uint32, arg int, done func() bool) {
+func AwaitAnswer(who string, op uint32, arg int, done func() bool) {
 	if !multiNode {
 		for range spinBeforeYield {
 			shm.Pause()
@@ -72,7 +73,7 @@ func AwaitAnswer(op uint32, arg int, done func() bool) {
 			}
 		}
 	}
-	Await(op, arg, done)
+	Await(who, op, arg, done)
 }
 
 // Pause is the spin-wait hint, for a wait that polls before its Await (AwaitAnswer's pause).
@@ -80,16 +81,16 @@ func Pause() { shm.Pause() }
 
 // awaitOn is Await for a condition on a futex word that every poster wakes (a barrier's
 // release): sleepers of all PEs sleep on the word itself, so one wake reaches them all.
-func awaitOn(op uint32, arg int, word *uint32, done func() bool) {
+func awaitOn(who string, op uint32, arg int, word *uint32, done func() bool) {
 	if done() {
 		return
 	}
-	awaitSlow(op, arg, word, done, nil)
+	awaitSlow(who, op, arg, word, done, nil)
 }
 
 // awaitGE is Await for my word w to hold at least e. Across nodes the polling runs in the
 // engine (netPollGE): one call into it per netPolls polls rather than one per poll.
-func awaitGE(op uint32, arg int, w *uint64, e uint64) {
+func awaitGE(who string, op uint32, arg int, w *uint64, e uint64) {
 	if atomic.LoadUint64(w) >= e {
 		return
 	}
@@ -100,13 +101,13 @@ func awaitGE(op uint32, arg int, w *uint64, e uint64) {
 		}
 		poll = func() bool { return netPollGE(w, e) }
 	}
-	awaitSlow(op, arg, nil, func() bool { return atomic.LoadUint64(w) >= e }, poll)
+	awaitSlow(who, op, arg, nil, func() bool { return atomic.LoadUint64(w) >= e }, poll)
 }
 
 // awaitSlow is Await once the first check failed. poll, when not nil, replaces a progress
 // call and done in the spinning loop of a PE that owns its CPU across nodes: it polls the
 // engine many times and reports done.
-func awaitSlow(op uint32, arg int, word *uint32, done func() bool, poll func() bool) {
+func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, poll func() bool) {
 	// The first polls come before the bookkeeping: most hand-offs land within them, and
 	// the slot's three stores, the clock read and the deferred call would delay noticing
 	// one by about as much as the hand-off itself costs (a 2-PE barrier is one hand-off).
@@ -119,6 +120,7 @@ func awaitSlow(op uint32, arg int, word *uint32, done func() bool, poll func() b
 		}
 	}
 	slot := obj.Slot(me)
+	setWaitWho(slot, who)
 	atomic.StoreInt32(&slot.WaitArg, int32(arg))
 	atomic.StoreInt64(&slot.WaitSince, time.Now().UnixNano())
 	atomic.StoreUint32(&slot.WaitOp, op)
@@ -281,4 +283,29 @@ func Idle() {
 	if sleepWait {
 		shm.Yield()
 	}
+}
+
+// setWaitWho writes the routine a PE waits in into its slot, for hang reports (PEActivity):
+// up to len(WaitWho)-1 bytes and a NUL. Before WaitOp's store, which publishes it.
+func setWaitWho(slot *shm.Slot, who string) {
+	n := copy(slot.WaitWho[:len(slot.WaitWho)-1], who)
+	slot.WaitWho[n] = 0
+}
+
+// waitWho is the routine in a slot's WaitWho, "" if none.
+func waitWho(slot *shm.Slot) string {
+	b := slot.WaitWho[:]
+	if i := bytesIndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+func bytesIndexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
 }

@@ -23,7 +23,7 @@ func BenchmarkAwaitSpin(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		n := 0
-		Await(WaitUntil, 0, func() bool { n++; return n >= polls })
+		Await("test", WaitUntil, 0, func() bool { n++; return n >= polls })
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/polls, "ns/poll")
 }

@@ -252,7 +252,7 @@ func TestKillRandomPE(t *testing.T) {
 }
 
 // --timeout with SHMEM_DEBUG=1 says where each PE waits, in which collective, and which PEs
-// have not arrived.
+// have not arrived; without it, in which routine.
 func TestTimeoutReport(t *testing.T) {
 	run, prog := binaries(t)
 	dir := t.TempDir()
@@ -268,6 +268,22 @@ func TestTimeoutReport(t *testing.T) {
 	for _, want := range []string{"--timeout 1.5s expired", "waiting in shmem.Barrier over PEs 0..2", "not arrived: PE 2", "PE 2 (pid "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// Without SHMEM_DEBUG the report still names the routine each PE waits in: PEs in
+	// different calls (a program that broke a collective's rules) show as such.
+	cmd = exec.Command(run, "-n", "3", "--timeout", "1.5", prog, "othercoll")
+	errb.Reset()
+	cmd.Stderr = &errb
+	cmd.Run()
+	out = errb.String()
+	if st := cmd.ProcessState.ExitCode(); st != 124 {
+		t.Fatalf("othercoll: status %d, want 124\n%s", st, out)
+	}
+	for _, want := range []string{"): waiting in shmem.Barrier (barrier) for ", "): waiting in shmem.BarrierAll (barrier) for ",
+		"shmemrun: the PEs wait in different collectives (shmem.BarrierAll, shmem.Barrier): every PE must call the same collectives in the same order"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("othercoll: report lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -225,6 +226,21 @@ func (j *job) reportWaits() {
 		}
 		fmt.Fprintf(j.log, "shmemrun: PE %d (pid %d): %s\n", p.n, p.pid, what)
 	}
+	if in := waitRoutines(j.obj, len(j.pes), exited); len(in) > 1 {
+		fmt.Fprintf(j.log, "shmemrun: the PEs wait in different collectives (%s): every PE must call the same collectives in the same order, and a pSync must hold SHMEM_SYNC_VALUE on every PE, with a barrier after it was set, before any PE enters a call on it (SHMEM_DEBUG=1 checks the calls)\n", strings.Join(in, ", "))
+	}
+}
+
+// waitRoutines are the distinct barriers and collectives the running PEs of the job wait
+// in, in PE order.
+func waitRoutines(o *shm.Object, npes int, exited func(int) bool) []string {
+	var in []string
+	for pe := range npes {
+		if r := rt.WaitingInCollective(o, pe); r != "" && !exited(pe) && !slices.Contains(in, r) {
+			in = append(in, r)
+		}
+	}
+	return in
 }
 
 func joinInts(v []int) string {

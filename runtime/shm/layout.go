@@ -101,7 +101,7 @@ type Slot struct {
 	WaitArg   int32
 	WaitSince int64 // unix nanoseconds
 	WaitAddr  uint64
-	_         [64 - 32]byte
+	WaitWho   [32]byte // the routine, NUL-terminated (truncated), stored before WaitOp
 	// Place is the PE's placement record, written by the launcher before the PE starts.
 	Place [PlaceSize]byte
 	// Coll describes the collective the PE is in (SHMEM_DEBUG=1): peers compare their
