@@ -109,7 +109,7 @@ func awaitGE(who string, op uint32, arg int, w *uint64, e uint64) {
 // engine many times and reports done.
 func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, poll func() bool) {
 	// The first polls come before the bookkeeping: most hand-offs land within them, and
-	// the slot's three stores, the clock read and the deferred call would delay noticing
+	// the slot's stores, the clock read and the deferred call would delay noticing
 	// one by about as much as the hand-off itself costs (a 2-PE barrier is one hand-off).
 	if !multiNode {
 		for range spinBeforeYield {
@@ -294,18 +294,9 @@ func setWaitWho(slot *shm.Slot, who string) {
 
 // waitWho is the routine in a slot's WaitWho, "" if none.
 func waitWho(slot *shm.Slot) string {
-	b := slot.WaitWho[:]
-	if i := bytesIndexByte(b, 0); i >= 0 {
-		b = b[:i]
+	n := 0
+	for n < len(slot.WaitWho) && slot.WaitWho[n] != 0 {
+		n++
 	}
-	return string(b)
-}
-
-func bytesIndexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
+	return string(slot.WaitWho[:n])
 }
