@@ -30,11 +30,7 @@ func SetStaticData(size uintptr) {
 // heapRequest is the heap a layout this PE makes asks for: SHMEM_SYMMETRIC_SIZE and the
 // static data, checked for overflow.
 func heapRequest() (uint64, error) {
-	asked := conf.Size("SHMEM_SYMMETRIC_SIZE")
-	if asked+uint64(staticExtra) < asked {
-		return 0, fmt.Errorf("SHMEM_SYMMETRIC_SIZE %d and the program's static data (%d bytes) overflow", asked, staticExtra)
-	}
-	return asked + uint64(staticExtra), nil
+	return shm.HeapWithStatic(conf.Size("SHMEM_SYMMETRIC_SIZE"), uint64(staticExtra))
 }
 
 // ReserveStatic takes size bytes, rounded up to the page size, from the top of this PE's

@@ -204,8 +204,7 @@ func debugLeave() {
 
 func publish(rec *shm.DebugRecord, g Group, c CollCall) {
 	seq := atomic.AddUint64(&rec.Seq, 1) // odd: writing
-	clear(rec.Routine[:])
-	copy(rec.Routine[:], c.Who)
+	putName(rec.Routine[:], c.Who)
 	rec.Start, rec.Stride, rec.Size = int32(g.PE(0)), int32(g.Stride), int32(g.Size)
 	if !g.Strided() {
 		rec.Stride = -1 // a listed group (a node's PEs): reports name its first PE and size
@@ -232,14 +231,26 @@ func readRecord(rec *shm.DebugRecord, out *shm.DebugRecord) {
 
 // RecordString describes a record for reports.
 func RecordString(r *shm.DebugRecord) string {
-	name := string(r.Routine[:])
-	if i := strings.IndexByte(name, 0); i >= 0 {
-		name = name[:i]
-	}
+	name := nameOf(r.Routine[:])
 	if name == "" || r.Size < 1 {
 		return "no collective yet"
 	}
 	return fmt.Sprintf("%s over %s", name, Group{Start: int(r.Start), Stride: int(r.Stride), Size: int(r.Size)})
+}
+
+// putName writes a routine's name into a field of shared memory (a debug record's, a
+// slot's), NUL-padded and truncated to the field; nameOf reads it back.
+func putName(b []byte, s string) {
+	clear(b)
+	copy(b, s)
+}
+
+func nameOf(b []byte) string {
+	s := string(b)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // String lists a group's PEs compactly: "PEs 0..7", "PEs 1,3,5".

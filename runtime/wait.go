@@ -285,18 +285,9 @@ func Idle() {
 	}
 }
 
-// setWaitWho writes the routine a PE waits in into its slot, for hang reports (PEActivity):
-// up to len(WaitWho)-1 bytes and a NUL. Before WaitOp's store, which publishes it.
-func setWaitWho(slot *shm.Slot, who string) {
-	n := copy(slot.WaitWho[:len(slot.WaitWho)-1], who)
-	slot.WaitWho[n] = 0
-}
+// setWaitWho writes the routine a PE waits in into its slot, for hang reports
+// (PEActivity), before WaitOp's store, which publishes it.
+func setWaitWho(slot *shm.Slot, who string) { putName(slot.WaitWho[:], who) }
 
 // waitWho is the routine in a slot's WaitWho, "" if none.
-func waitWho(slot *shm.Slot) string {
-	n := 0
-	for n < len(slot.WaitWho) && slot.WaitWho[n] != 0 {
-		n++
-	}
-	return string(slot.WaitWho[:n])
-}
+func waitWho(slot *shm.Slot) string { return nameOf(slot.WaitWho[:]) }

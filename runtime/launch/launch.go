@@ -136,11 +136,11 @@ func newJob(cfg Config) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
-	asked, static := vals.Size("SHMEM_SYMMETRIC_SIZE"), StaticData(cfg.Prog)
-	if asked+static < asked {
-		return nil, fmt.Errorf("SHMEM_SYMMETRIC_SIZE %d and %s's static data (%d bytes) overflow", asked, cfg.Prog, static)
+	heap, err := shm.HeapWithStatic(vals.Size("SHMEM_SYMMETRIC_SIZE"), StaticData(cfg.Prog))
+	if err != nil {
+		return nil, err
 	}
-	l, err := shm.NewLayout(cfg.NPEs, asked+static)
+	l, err := shm.NewLayout(cfg.NPEs, heap)
 	if err != nil {
 		return nil, fmt.Errorf("SHMEM_SYMMETRIC_SIZE: %w", err)
 	}

@@ -101,7 +101,7 @@ type Slot struct {
 	WaitArg   int32
 	WaitSince int64 // unix nanoseconds
 	WaitAddr  uint64
-	WaitWho   [32]byte // the routine, NUL-terminated (truncated), stored before WaitOp
+	WaitWho   [32]byte // the routine, NUL-padded (truncated), stored before WaitOp
 	// Place is the PE's placement record, written by the launcher before the PE starts.
 	Place [PlaceSize]byte
 	// Coll describes the collective the PE is in (SHMEM_DEBUG=1): peers compare their
@@ -149,6 +149,15 @@ type Layout struct {
 	SegSize   uintptr
 	SegOffset uintptr
 	Total     uintptr
+}
+
+// HeapWithStatic is the heap a layout needs for SHMEM_SYMMETRIC_SIZE's asked bytes and a C
+// program's static data beside them (its top, rt.ReserveStatic), overflow-checked.
+func HeapWithStatic(asked, static uint64) (uint64, error) {
+	if asked+static < asked {
+		return 0, fmt.Errorf("SHMEM_SYMMETRIC_SIZE %d and the program's static data (%d bytes) overflow", asked, static)
+	}
+	return asked + static, nil
 }
 
 // NewLayout computes the layout for npes PEs with heapSize user bytes each.

@@ -113,3 +113,13 @@ func forkPaused(t *testing.T) int {
 	}
 	return int(pid)
 }
+
+// The static data's room is added to the heap asked for, and a sum that overflows is refused.
+func TestHeapWithStatic(t *testing.T) {
+	if h, err := HeapWithStatic(256<<20, 64<<20); err != nil || h != 320<<20 {
+		t.Errorf("256 MiB + 64 MiB: %d, %v", h, err)
+	}
+	if _, err := HeapWithStatic(^uint64(0)-10, 4096); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("an overflowing sum: %v", err)
+	}
+}
