@@ -141,6 +141,47 @@ func TestCMakeBuild(t *testing.T) {
 	checkRing(t, run(t, filepath.Join(dir, "hellocxx"), 2), "C++", 2)
 }
 
+// -showme:PART, Open MPI's wrappers' form, as a Makefile uses it: gcc compiles with the
+// compile part and links with the link part, the shared library and the archive alike, and
+// the other parts agree with them.
+func TestShowmeParts(t *testing.T) {
+	compile(t, "test_some", "../examples/c/test_some.c")                       // the shared library
+	compile(t, "test_some.a", "../examples/c/test_some.c", "-goshmem-archive") // and the archive
+	cc := shmemcc(t)
+	part := func(p string, flags ...string) string {
+		return strings.TrimSpace(bounded(t, ".", nil, cc, append(flags, "-showme:"+p)...))
+	}
+	inc := part("incdirs")
+	if part("compile") != "-I"+inc || part("command") != "gcc" {
+		t.Errorf("-showme:compile %q, -showme:command %q, -showme:incdirs %q", part("compile"), part("command"), inc)
+	}
+	if v := part("version"); !strings.HasPrefix(v, "shmemcc: goshmem ") || !strings.Contains(v, "language: C") {
+		t.Errorf("-showme:version: %q", v)
+	}
+	for _, flags := range [][]string{nil, {"--goshmem-archive"}} {
+		dir := t.TempDir()
+		link, libdir := part("link", flags...), part("libdirs", flags...)
+		libs := strings.Fields(part("libs", flags...))
+		if !strings.Contains(link, libdir) || len(libs) == 0 || libs[0] != "goshmem" {
+			t.Errorf("%v: -showme:link %q, -showme:libdirs %q, -showme:libs %q", flags, link, libdir, libs)
+		}
+		// test_some keeps its symmetric data on the heap, as the archive needs.
+		src, err := filepath.Abs("../examples/c/test_some.c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bounded(t, dir, nil, "gcc", "-c", part("compile"), src, "-o", "x.o")
+		bounded(t, dir, nil, "gcc", append([]string{"x.o", "-o", "x"}, strings.Fields(link)...)...)
+		if j := run(t, filepath.Join(dir, "x"), 2); j.status != 0 || !strings.Contains(j.stdout, "PE 1 of 2: 2 blocks arrived, sum 19900 (correct)") {
+			t.Errorf("%v: built with -showme:compile and -showme:link: %v", flags, j)
+		}
+	}
+	cmd := exec.Command(cc, "--showme:nonsense")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `--showme:nonsense: unknown part "nonsense": want one of compile, link`) {
+		t.Errorf("--showme:nonsense: %v, %s", err, out)
+	}
+}
+
 // --goshmem-install puts the wrappers, shmemrun, the header, both libraries and goshmem.pc
 // under a prefix: a build with pkg-config and no wrapper links and runs, the installed
 // shmemcc uses the prefix and builds nothing, and the installed shmemrun runs the program.
@@ -172,6 +213,9 @@ func TestInstall(t *testing.T) {
 	out := bounded(t, dir, noCache, filepath.Join(prefix, "bin", "shmemcc"), "--showme", "x.c")
 	if !strings.Contains(out, "-I"+prefix+"/include x.c -L"+prefix+"/lib -lgoshmem") {
 		t.Errorf("the installed shmemcc --showme: %q", out)
+	}
+	if out := bounded(t, dir, noCache, filepath.Join(prefix, "bin", "shmemcc"), "-showme:link"); strings.TrimSpace(out) != "-L"+prefix+"/lib -lgoshmem -Wl,-rpath,"+prefix+"/lib" {
+		t.Errorf("the installed shmemcc -showme:link: %q", out)
 	}
 	out = bounded(t, dir, noCache, filepath.Join(prefix, "bin", "shmemc++"), helloSource(t, "hellocxx.cc"), "-o", "hellocxx")
 	if _, err := os.Stat(filepath.Join(dir, "no-cache")); err == nil || strings.Contains(out, "building") {

@@ -169,7 +169,7 @@ func linking(args []string) bool {
 }
 
 // command is the compiler's command line: shmemcc's additions around the user's flags.
-func command(cc []string, std string, args []string, include, lib string, archive bool) []string {
+func command(cc []string, std string, args []string, include string, link []string) []string {
 	cmd := append([]string{}, cc...)
 	hasStd := false
 	for _, a := range append(cc[1:len(cc):len(cc)], args...) {
@@ -181,12 +181,20 @@ func command(cc []string, std string, args []string, include, lib string, archiv
 		cmd = append(cmd, std)
 	}
 	cmd = append(cmd, "-I"+include)
-	cmd = append(cmd, args...)
-	if lib == "" {
-		return cmd
+	return append(append(cmd, args...), link...)
+}
+
+// linkFlags are the flags that link libgoshmem from directory lib: the shared library
+// through an rpath, or the static archive and what it needs (with the multi-node engine,
+// UCX and PMIx too).
+func linkFlags(lib string, archive, ucx bool) ([]string, error) {
+	if !archive {
+		return []string{"-L" + lib, "-lgoshmem", "-Wl,-rpath," + lib}, nil
 	}
-	if archive {
-		return append(cmd, filepath.Join(lib, "libgoshmem.a"), "-lpthread", "-ldl", "-lm")
+	flags := []string{filepath.Join(lib, "libgoshmem.a"), "-lpthread", "-ldl", "-lm"}
+	if !ucx {
+		return flags, nil
 	}
-	return append(cmd, "-L"+lib, "-lgoshmem", "-Wl,-rpath,"+lib)
+	libs, err := ucxLibs()
+	return append(flags, libs...), err
 }

@@ -25,7 +25,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	rt "github.com/goshmem/shmem/runtime"
 )
 
 func main() {
@@ -36,6 +40,7 @@ func main() {
 type options struct {
 	archive bool   // link libgoshmem.a
 	showme  bool   // print the command, run nothing
+	showOne string // -showme:WHAT, Open MPI's wrappers' form: print one part of the command
 	libdir  bool   // print the library's directory
 	help    bool   // print the usage
 	install string // install into this prefix
@@ -56,6 +61,11 @@ func parse(args []string) (options, error) {
 			o.ucx = "no"
 		case a == "-showme" || a == "--showme":
 			o.showme = true
+		case strings.HasPrefix(a, "-showme:") || strings.HasPrefix(a, "--showme:"):
+			o.showOne = a[strings.IndexByte(a, ':')+1:]
+			if !slices.Contains(showParts, o.showOne) {
+				return o, fmt.Errorf("%s: unknown part %q: want one of %s", a, o.showOne, strings.Join(showParts, ", "))
+			}
 		case a == "-goshmem-libdir" || a == "--goshmem-libdir":
 			o.libdir = true
 		case a == "-help" || a == "--help":
@@ -89,6 +99,9 @@ linking, -L<dir> -lgoshmem -Wl,-rpath,<dir>. Every flag not listed below goes to
 
 wrapper flags:
   --showme                print the compiler command instead of running it (builds nothing)
+  --showme:PART           print one part, as Open MPI's wrappers do: compile (the flags to
+                          compile with), link (to link with; builds the library), command
+                          (the compiler), incdirs, libdirs, libs, version, help
   --goshmem-ucx           build the library with the multi-node engine (UCX and PMIx; default
                           when pkg-config finds both, or SHMEMCC_UCX=yes); run across nodes
                           with mpirun or shmemrun --hosts
@@ -127,7 +140,11 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		usage(stdout, l)
 		return 0
 	}
-	if len(o.cc) == 0 && !o.libdir && o.install == "" {
+	if o.showOne == "help" {
+		usage(stdout, l)
+		return 0
+	}
+	if len(o.cc) == 0 && !o.libdir && o.install == "" && o.showOne == "" {
 		usage(stderr, l)
 		return 2
 	}
@@ -164,6 +181,9 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 		return 2
 	}
+	if o.showOne != "" {
+		return showPart(o.showOne, l, comp.words, src, o.archive, ucx, env, stdout, stderr)
+	}
 	lib := ""
 	if o.libdir || linking(o.cc) {
 		// --showme only names the directory; anything else needs the library in it.
@@ -176,15 +196,14 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, lib)
 		return 0
 	}
-	cmd := command(comp.words, l.std, o.cc, src.include(), lib, o.archive)
-	if lib != "" && o.archive && ucx { // the static library's engine needs UCX and PMIx
-		libs, err := ucxLibs()
-		if err != nil {
+	var link []string
+	if lib != "" {
+		if link, err = linkFlags(lib, o.archive, ucx); err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 			return 1
 		}
-		cmd = append(cmd, libs...)
 	}
+	cmd := command(comp.words, l.std, o.cc, src.include(), link)
 	if o.showme {
 		fmt.Fprintln(stdout, strings.Join(cmd, " "))
 		return 0
@@ -199,5 +218,58 @@ func run(argv0 string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", l.wrapper, err)
 		return 1
 	}
+	return 0
+}
+
+// showParts are the parts -showme:PART prints (Open MPI's wrappers' names).
+var showParts = []string{"compile", "link", "command", "incdirs", "libdirs", "libs", "version", "help"}
+
+// showPart prints one part of the wrapper's command, for build systems that call the
+// compiler themselves (CFLAGS=$(shmemcc -showme:compile), LDLIBS=$(shmemcc -showme:link)).
+// The parts that name the library build it first: a link with them follows.
+func showPart(part string, l lang, comp []string, src source, archive, ucx bool, env []string, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "%s: -showme:%s: %v\n", l.wrapper, part, err)
+		return 1
+	}
+	language := "C"
+	if l.wrapper == langCXX.wrapper {
+		language = "C++"
+	}
+	var words []string
+	switch part {
+	case "compile":
+		words = []string{"-I" + src.include()}
+	case "incdirs":
+		words = []string{src.include()}
+	case "command":
+		words = comp
+	case "version":
+		words = []string{fmt.Sprintf("%s: goshmem %s (OpenSHMEM %d.%d; language: %s)", l.wrapper, rt.Version, rt.SpecMajor, rt.SpecMinor, language)}
+	case "link", "libdirs", "libs":
+		lib, err := src.library(archive, ucx, env, true, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		link, err := linkFlags(lib, archive, ucx)
+		if err != nil {
+			return fail(err)
+		}
+		switch part {
+		case "link":
+			words = link
+		case "libdirs":
+			words = []string{lib}
+		case "libs":
+			for _, f := range link {
+				if strings.HasPrefix(f, "-l") {
+					words = append(words, f[2:])
+				} else if strings.HasSuffix(f, ".a") {
+					words = append(words, strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "lib"), ".a"))
+				}
+			}
+		}
+	}
+	fmt.Fprintln(stdout, strings.Join(words, " "))
 	return 0
 }

@@ -33,7 +33,11 @@ func TestCommand(t *testing.T) {
 		{"cc", "-std=c11", []string{"x.o", "-o", "x"}, "/L", true, "cc -std=c11 -I/inc x.o -o x /L/libgoshmem.a -lpthread -ldl -lm"},
 		{"g++", "", []string{"x.cc"}, "/L", false, "g++ -I/inc x.cc -L/L -lgoshmem -Wl,-rpath,/L"},
 	} {
-		if got := strings.Join(command(strings.Fields(c.cc), c.std, c.args, "/inc", c.lib, c.archive), " "); got != c.want {
+		var link []string
+		if c.lib != "" {
+			link, _ = linkFlags(c.lib, c.archive, false)
+		}
+		if got := strings.Join(command(strings.Fields(c.cc), c.std, c.args, "/inc", link), " "); got != c.want {
 			t.Errorf("%s %v: got %q, want %q", c.cc, c.args, got, c.want)
 		}
 	}
@@ -43,6 +47,14 @@ func TestParse(t *testing.T) {
 	o, err := parse([]string{"-O2", "-goshmem-archive", "x.c", "--showme"})
 	if err != nil || !o.archive || !o.showme || o.libdir || o.help || !reflect.DeepEqual(o.cc, []string{"-O2", "x.c"}) {
 		t.Errorf("parse: %+v, %v", o, err)
+	}
+	for _, a := range []string{"-showme:link", "--showme:link"} {
+		if o, err := parse([]string{a}); err != nil || o.showOne != "link" || o.showme || len(o.cc) != 0 {
+			t.Errorf("parse %s: %+v, %v", a, o, err)
+		}
+	}
+	if _, err := parse([]string{"-showme:cflags"}); err == nil || !strings.Contains(err.Error(), `-showme:cflags: unknown part "cflags"`) {
+		t.Errorf("parse -showme:cflags: %v", err)
 	}
 	for _, args := range [][]string{{"--help"}, {"-help"}, {"-h"}, {"-O2", "--help", "x.c"}} {
 		if o, _ := parse(args); !o.help {
