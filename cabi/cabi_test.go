@@ -494,3 +494,21 @@ func TestHeapStress(t *testing.T) {
 		})
 	}
 }
+
+// A C PE waiting 300 ms in shmem_long_wait_until and in shmem_barrier_all keeps its CPU:
+// its thread is switched out about as often as the scheduler's tick and the waits' pace
+// of Goscheds (schedPoint) make it, a few hundred times. Each Gosched of a C caller's
+// locked thread hands the P to another thread and back: when the waits made one every
+// 256 polls, the same waits switched 15 000-16 000 times each (61-139 since).
+func TestSpinWaitKeepsCPU(t *testing.T) {
+	exe := compile(t, "spinwait", "testdata/spinwait.c", "-Werror")
+	j := runEnv(t, []string{"GOSHMEM_WAIT=spin"}, exe, 2)
+	var inWait, inBarrier int
+	if _, err := fmt.Sscanf(j.stdout, "PE 1: %d switches in wait_until, %d in barrier_all", &inWait, &inBarrier); err != nil || j.status != 0 {
+		t.Fatalf("%v (%v)", j, err)
+	}
+	t.Logf("switches: %d in wait_until, %d in barrier_all", inWait, inBarrier)
+	if inWait > 2000 || inBarrier > 2000 {
+		t.Errorf("PE 1's thread was switched out %d times in a 300 ms wait_until and %d in a 300 ms barrier_all; want a few hundred", inWait, inBarrier)
+	}
+}

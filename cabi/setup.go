@@ -23,6 +23,7 @@ func goshmem_init(r int32) {
 	defer catch(r)
 	who := name(r)
 	rt.SetStaticData(staticDataSize())
+	rt.SetLockedCallers()
 	if err := rt.Init(); err != nil {
 		panic(err)
 	}

@@ -45,9 +45,31 @@ const (
 	// Polls between Goscheds when spinning: other goroutines of this PE (sharing its P,
 	// GOMAXPROCS=1 on one core) run within a few microseconds instead of at the scheduler's
 	// next preemption (10 ms and more). A Gosched with nothing else to run costs ~100 ns,
-	// under 1% of the polls between two.
+	// under 1% of the polls between two (on a locked thread, see waitGosched).
 	goschedEvery = 1 << 8
 )
+
+// lockedCallers says that the library's callers run on locked OS threads, as a C
+// program's do (a cgo callback's goroutine is locked to its C thread). There a Gosched
+// hands the P to another thread and back, two thread switches of microseconds each: a C
+// PE spinning in wait_until switched 300 000 times a second and noticed its word 1.0-1.2 us
+// after it was set, against 0.16-0.18 us for waits too short to reach a Gosched.
+var lockedCallers bool
+
+// SetLockedCallers tells the runtime, before Init, that its callers run on locked threads
+// (the C ABI's).
+func SetLockedCallers() { lockedCallers = true }
+
+// waitGosched lets this PE's other goroutines run from a wait loop: at once from an
+// unlocked goroutine, at schedPoint's pace (every schedEvery) from a locked one, which then
+// gives up the P only as often as sysmon's preemption needs.
+func waitGosched() {
+	if lockedCallers {
+		schedPoint()
+		return
+	}
+	runtime.Gosched()
+}
 
 // Await returns once done reports true. who (the routine), op and arg describe the wait
 // for hang reports.
@@ -135,7 +157,7 @@ func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, p
 			if poll() {
 				return
 			}
-			runtime.Gosched() // a poll is ~netPolls progress calls: about 100 us
+			waitGosched() // a poll is ~netPolls progress calls: about 100 us
 			if i%(jobCheckEvery/netPolls) == 0 {
 				checkJob()
 				debugHang(slot)
@@ -152,7 +174,7 @@ func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, p
 				return
 			}
 			if i%goschedEvery == 0 {
-				runtime.Gosched()
+				waitGosched()
 				if i%jobCheckEvery == 0 {
 					checkJob()
 					debugHang(slot)
@@ -180,7 +202,7 @@ func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, p
 				return
 			}
 			if i%8 == 0 {
-				runtime.Gosched() // the yields bypass Go's scheduler: let this PE's goroutines run
+				waitGosched() // the yields bypass Go's scheduler: let this PE's goroutines run
 			}
 		}
 		if word != nil {
@@ -192,7 +214,7 @@ func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, p
 			if done() {
 				return
 			}
-			runtime.Gosched()
+			waitGosched()
 			checkJob()
 			debugHang(slot)
 			continue
@@ -210,7 +232,7 @@ func awaitSlow(who string, op uint32, arg int, word *uint32, done func() bool, p
 		if done() {
 			return
 		}
-		runtime.Gosched()
+		waitGosched()
 		checkJob()
 		debugHang(slot)
 	}
