@@ -512,3 +512,12 @@ func TestSpinWaitKeepsCPU(t *testing.T) {
 		t.Errorf("PE 1's thread was switched out %d times in a 300 ms wait_until and %d in a 300 ms barrier_all; want a few hundred", inWait, inBarrier)
 	}
 }
+
+// Pre-1.1 programs build and run: <mpp/shmem.h>, the underscore constants, start_pes,
+// _my_pe, _num_pes, shmalloc and shfree.
+func TestLegacyNames(t *testing.T) {
+	exe := compile(t, "legacy", "testdata/legacy.c", "-Werror")
+	if j := run(t, exe, 2); j.status != 0 || !strings.Contains(j.stdout, "PE 1 of 2: alltoall ok") {
+		t.Fatal(j)
+	}
+}

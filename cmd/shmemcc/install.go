@@ -43,13 +43,19 @@ func install(prefix string, ucx bool, env []string, log io.Writer) error {
 			return err
 		}
 	}
-	headers, err := filepath.Glob(filepath.Join(includeDir(root), "*.h"))
-	if err != nil {
-		return err
-	}
-	for _, h := range headers {
-		if err := copyFile(h, filepath.Join(inc, filepath.Base(h)), 0o644); err != nil {
+	// The headers, and mpp/shmem.h (the deprecated location) beside them.
+	for _, sub := range []string{"", "mpp"} {
+		headers, err := filepath.Glob(filepath.Join(includeDir(root), sub, "*.h"))
+		if err != nil {
 			return err
+		}
+		if err := os.MkdirAll(filepath.Join(inc, sub), 0o755); err != nil {
+			return err
+		}
+		for _, h := range headers {
+			if err := copyFile(h, filepath.Join(inc, sub, filepath.Base(h)), 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	for _, c := range []string{"shmemcc", "shmemrun"} {

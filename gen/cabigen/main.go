@@ -147,6 +147,9 @@ var deprecatedConsts = []string{
 	"SHMEM_MAJOR_VERSION", "SHMEM_MINOR_VERSION", "SHMEM_MAX_NAME_LEN", "SHMEM_VENDOR_STRING",
 	"SHMEM_SYNC_VALUE", "SHMEM_BARRIER_SYNC_SIZE", "SHMEM_BCAST_SYNC_SIZE", "SHMEM_COLLECT_SYNC_SIZE",
 	"SHMEM_REDUCE_SYNC_SIZE", "SHMEM_REDUCE_MIN_WRKDATA_SIZE",
+	// Never in the specification (alltoall came with 1.3, which deprecated the underscore
+	// spellings), but Open MPI's OSHMEM defines them and programs use them.
+	"SHMEM_ALLTOALL_SYNC_SIZE", "SHMEM_ALLTOALLS_SYNC_SIZE",
 	"SHMEM_CMP_EQ", "SHMEM_CMP_NE", "SHMEM_CMP_GT", "SHMEM_CMP_GE", "SHMEM_CMP_LT", "SHMEM_CMP_LE",
 }
 
