@@ -521,3 +521,37 @@ func TestLegacyNames(t *testing.T) {
 		t.Fatal(j)
 	}
 }
+
+// A fault in the program's own code is reported with its cause, its address and the
+// instruction, named so that addr2line finds the function: through the Go runtime's
+// forwarding, a backtrace could not reach the program's frames. The PE still ends by the
+// signal, and the launcher says so.
+func TestFaultReport(t *testing.T) {
+	exe := compile(t, "fault", "testdata/fault.c", "-g", "-O0")
+	for _, c := range []struct{ mode, signal, report, function string }{
+		{"segv", "SIGSEGV", "SIGSEGV (address not mapped) at address 0x0, in ", "store_through"},
+		{"fpe", "SIGFPE", "SIGFPE (integer division by zero) at address 0x", "divide"},
+		{"raise", "SIGSEGV", "SIGSEGV (sent by a process)\n", ""},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			j := run(t, exe, 2, c.mode)
+			if j.status == 0 || !strings.Contains(j.stderr, "goshmem: PE 1 (pid ") || !strings.Contains(j.stderr, c.report) || !strings.Contains(j.stderr, "killed by "+c.signal) {
+				t.Fatalf("want %q and killed by %s: %v", c.report, c.signal, j)
+			}
+			if c.function == "" {
+				return
+			}
+			m := regexp.MustCompile(`goshmem: addr2line -f -e (\S+) (0x[0-9a-f]+) names the function and line`).FindStringSubmatch(j.stderr)
+			if m == nil {
+				t.Fatalf("no addr2line command in the report: %v", j)
+			}
+			if _, err := exec.LookPath("addr2line"); err != nil {
+				t.Skip("no addr2line to check the report's offset")
+			}
+			out, err := exec.Command("addr2line", "-f", "-e", m[1], m[2]).Output()
+			if err != nil || !strings.HasPrefix(string(out), c.function+"\n") || !strings.Contains(string(out), "fault.c:") {
+				t.Errorf("addr2line -f -e %s %s: %q (%v), want %s in fault.c", m[1], m[2], out, err, c.function)
+			}
+		})
+	}
+}

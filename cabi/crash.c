@@ -1,0 +1,173 @@
+#define _GNU_SOURCE /* dladdr, REG_RIP */
+/* Faults in the program's own code. A SIGSEGV, SIGBUS, SIGFPE or SIGILL reaches the Go
+ * runtime's handler first; it forwards faults outside Go code to the handler installed
+ * before it (for signals it would otherwise kill the process with). Through that forwarding
+ * a backtrace stops in the Go runtime's frames (UCX's handler, installed when libucs loads,
+ * printed only libgoshmem's forwarder), so the launcher could say no more than "killed by
+ * SIGSEGV". This handler, installed by a constructor that runs before the Go runtime's,
+ * writes one line naming the fault, its address and the instruction (file + offset, and
+ * the symbol when the file exports it), then restores the default action: the process
+ * ends by the signal, as it would have without the library. */
+#include <dlfcn.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "cabi.h"
+
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+/* A line is built with these, not printf: they only copy into buf. */
+struct line {
+	char buf[1024];
+	size_t n;
+};
+
+static void put(struct line *l, const char *s)
+{
+	while (*s != 0 && l->n < sizeof l->buf - 1)
+		l->buf[l->n++] = *s++;
+}
+
+static void put_num(struct line *l, unsigned long v, int hex)
+{
+	char d[24];
+	int i = 0;
+	unsigned base = hex ? 16 : 10;
+	do {
+		d[i++] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v != 0);
+	if (hex)
+		put(l, "0x");
+	while (i > 0 && l->n < sizeof l->buf - 1)
+		l->buf[l->n++] = d[--i];
+}
+
+static const char *fault_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	}
+	return "signal";
+}
+
+static const char *fault_cause(int sig, int code)
+{
+	if (code <= 0)
+		return "sent by a process";
+	switch (sig) {
+	case SIGSEGV:
+		switch (code) {
+		case SEGV_MAPERR: return "address not mapped";
+		case SEGV_ACCERR: return "no permission for the access";
+		}
+		break;
+	case SIGBUS:
+		switch (code) {
+		case BUS_ADRALN: return "misaligned address";
+		case BUS_ADRERR: return "no such physical address (past the end of a mapped file?)";
+		}
+		break;
+	case SIGFPE:
+		switch (code) {
+		case FPE_INTDIV: return "integer division by zero";
+		case FPE_INTOVF: return "integer overflow";
+		}
+		break;
+	case SIGILL:
+		switch (code) {
+		case ILL_ILLOPC: return "illegal opcode";
+		case ILL_PRVOPC: return "privileged opcode";
+		}
+		break;
+	}
+	return "see sigaction(2)";
+}
+
+static unsigned long fault_pc(void *uc)
+{
+	ucontext_t *u = uc;
+#if defined(__x86_64__)
+	return (unsigned long)u->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (unsigned long)u->uc_mcontext.pc;
+#else
+	(void)u;
+	return 0;
+#endif
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct line l = {.n = 0};
+	put(&l, "goshmem: ");
+	if (goshmem_fp.npes > 0) {
+		put(&l, "PE ");
+		put_num(&l, (unsigned long)goshmem_fp.me, 0);
+		put(&l, " ");
+	}
+	put(&l, "(pid ");
+	put_num(&l, (unsigned long)getpid(), 0);
+	put(&l, "): ");
+	put(&l, fault_name(sig));
+	put(&l, " (");
+	put(&l, fault_cause(sig, si->si_code));
+	put(&l, ")");
+	if (si->si_code > 0) {
+		put(&l, " at address ");
+		put_num(&l, (unsigned long)si->si_addr, 1);
+	}
+	unsigned long pc = si->si_code > 0 ? fault_pc(uc) : 0; /* a sent signal has no instruction */
+	Dl_info di;
+	if (pc != 0 && dladdr((void *)pc, &di) != 0 && di.dli_fname != NULL) {
+		/* addr2line takes a position-independent file's offsets, and a fixed-address
+		 * executable's addresses. */
+		const unsigned char *elf = di.dli_fbase;
+		unsigned long off = pc - (elf[16] == 2 /* e_type ET_EXEC */ ? 0 : (unsigned long)di.dli_fbase);
+		put(&l, ", in ");
+		if (di.dli_sname != NULL) {
+			put(&l, di.dli_sname);
+			put(&l, "+");
+			put_num(&l, pc - (unsigned long)di.dli_saddr, 1);
+			put(&l, " of ");
+		}
+		put(&l, di.dli_fname);
+		put(&l, "\ngoshmem: addr2line -f -e ");
+		put(&l, di.dli_fname);
+		put(&l, " ");
+		put_num(&l, off, 1);
+		put(&l, " names the function and line (of a -g build)");
+	} else if (pc != 0) {
+		put(&l, ", at pc ");
+		put_num(&l, pc, 1);
+	}
+	put(&l, "\n");
+	ssize_t w = write(STDERR_FILENO, l.buf, l.n);
+	(void)w;
+	/* The default action, and back to the instruction: it faults again and ends the
+	 * process by the signal (a signal sent by kill is raised again). */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+/* Before the Go runtime's constructor (which has no priority, so runs after): Go then keeps
+ * on_fault as the handler it forwards to. */
+__attribute__((constructor(101))) static void goshmem_install_fault_report(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++)
+		sigaction(fault_signals[i], &sa, NULL);
+}
