@@ -55,6 +55,9 @@ struct goshmem_fastpath {
 
 extern struct goshmem_fastpath goshmem_fp __attribute__((visibility("hidden")));
 
+/* crash.c: the host a fault report names (a job across nodes; shmem_init sets it). */
+void goshmem_fault_where_set(const char *host) __attribute__((visibility("hidden")));
+
 /* A communication context as C sees it (shmem_ctx_t points to one): its team's PEs in the
  * world, start + i*stride for i < size, and the Go side's number for it (0: the default
  * context, goshmem_ctx_default, fastpath.c, whose PE numbers are the world's as they are). Written by the Go part at creation; live is 0 after

@@ -527,14 +527,16 @@ func TestLegacyNames(t *testing.T) {
 // forwarding, a backtrace could not reach the program's frames. The PE still ends by the
 // signal, and the launcher says so.
 func TestFaultReport(t *testing.T) {
-	exe := compile(t, "fault", "testdata/fault.c", "-g", "-O0")
-	for _, c := range []struct{ mode, signal, report, function string }{
-		{"segv", "SIGSEGV", "SIGSEGV (address not mapped) at address 0x0, in ", "store_through"},
-		{"fpe", "SIGFPE", "SIGFPE (integer division by zero) at address 0x", "divide"},
-		{"raise", "SIGSEGV", "SIGSEGV (sent by a process)\n", ""},
+	shared := compile(t, "fault", "testdata/fault.c", "-g")
+	archive := compile(t, "fault.a", "testdata/fault.c", "-g", "-goshmem-archive") // the handler's object is linked
+	for _, c := range []struct{ exe, mode, signal, report, function string }{
+		{shared, "segv", "SIGSEGV", "SIGSEGV (address not mapped) at address 0x0, in ", "store_through"},
+		{shared, "fpe", "SIGFPE", "SIGFPE (integer division by zero) at address 0x", "divide"},
+		{shared, "raise", "SIGSEGV", "SIGSEGV (sent by a process)\n", ""},
+		{archive, "segv", "SIGSEGV", "SIGSEGV (address not mapped) at address 0x0, in ", "store_through"},
 	} {
-		t.Run(c.mode, func(t *testing.T) {
-			j := run(t, exe, 2, c.mode)
+		t.Run(filepath.Base(c.exe)+"/"+c.mode, func(t *testing.T) {
+			j := run(t, c.exe, 2, c.mode)
 			if j.status == 0 || !strings.Contains(j.stderr, "goshmem: PE 1 (pid ") || !strings.Contains(j.stderr, c.report) || !strings.Contains(j.stderr, "killed by "+c.signal) {
 				t.Fatalf("want %q and killed by %s: %v", c.report, c.signal, j)
 			}

@@ -18,6 +18,18 @@
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 
+/* " on HOST" in a job across nodes, set by shmem_init (goshmem_fault_where_set). */
+static char fault_where[80];
+
+void goshmem_fault_where_set(const char *host)
+{
+	size_t n = strlen(host);
+	if (n == 0 || n + 5 > sizeof fault_where)
+		return;
+	memcpy(fault_where, " on ", 4);
+	memcpy(fault_where + 4, host, n + 1);
+}
+
 /* A line is built with these, not printf: they only copy into buf. */
 struct line {
 	char buf[1024];
@@ -109,6 +121,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	if (goshmem_fp.npes > 0) {
 		put(&l, "PE ");
 		put_num(&l, (unsigned long)goshmem_fp.me, 0);
+		put(&l, fault_where);
 		put(&l, " ");
 	}
 	put(&l, "(pid ");
@@ -160,7 +173,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 }
 
 /* Before the Go runtime's constructor (which has no priority, so runs after): Go then keeps
- * on_fault as the handler it forwards to. */
+ * on_fault as the handler it forwards to. (In the static archive this object is linked
+ * because shmem_init calls goshmem_fault_where_set.) */
 __attribute__((constructor(101))) static void goshmem_install_fault_report(void)
 {
 	struct sigaction sa;

@@ -55,3 +55,13 @@ func TestMultinodeCPrograms(t *testing.T) {
 		}
 	}
 }
+
+// Across nodes a fault in the program's code is reported by its PE, naming the node.
+func TestMultinodeFaultReport(t *testing.T) {
+	c := fakenodes.Require(t, 2)
+	exe := compile(t, "fault.ucx", "testdata/fault.c", "--goshmem-ucx", "-g")
+	r := c.Mpirun(t, fakenodes.Job{PerNode: 1, MapBy: "node", Prog: exe, Args: []string{"segv"}, Timeout: 2 * time.Minute})
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "goshmem: PE 1 on gsn2 (pid ") || !strings.Contains(r.Stderr, "SIGSEGV (address not mapped) at address 0x0, in ") {
+		t.Fatalf("want PE 1's report naming its node: %v", r)
+	}
+}

@@ -3,6 +3,7 @@
 package main
 
 // #include <stdio.h>
+// #include <stdlib.h>
 // #include "cabi.h"
 import "C"
 
@@ -30,6 +31,9 @@ func goshmem_init(r int32) {
 	rt.OnExit(func() { C.fflush(nil) }) // when the engine ends this PE, C's buffered output goes out
 	initStatic(who)
 	publishFastPath()
+	host := C.CString(rt.Host(rt.MyPE()))
+	C.goshmem_fault_where_set(host)
+	C.free(unsafe.Pointer(host))
 }
 
 //export goshmem_finalize
