@@ -19,8 +19,9 @@ import (
 // The lock is a queue (MCS) lock, as Sandia OpenSHMEM's: PEs get it in the order they asked
 // for it, and each waits on its own memory, spinning, yielding or sleeping as every wait of
 // this PE does, so many PEs sharing few CPUs make progress. It is not reentrant: a PE that
-// holds a lock and sets it again waits forever (reported as a hang). Between goroutines of
-// one PE it is not a mutex: the PE holds it, whichever goroutine asked.
+// holds a lock and sets it again waits forever (reported as a hang). It excludes the PE's
+// other goroutines too: while one holds it, SetLock waits and TestLock fails in the others
+// (any of them may clear it; the PE holds it).
 
 // SetLock waits until this PE holds the lock (shmem_set_lock).
 func SetLock(lock *int64) { rt.SetLock("shmem.SetLock", unsafe.Pointer(lock)) }

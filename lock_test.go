@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -101,6 +102,49 @@ func queued(lock *int64, pe, n int) bool {
 		}
 	}
 	return false
+}
+
+// A lock excludes the PE's other goroutines too (a C program's threads): four goroutines of
+// every PE increment one counter under one lock, by a non-atomic get and put, and TestLock
+// fails while another goroutine of the same PE holds the lock. With one queue node per PE
+// and no exclusion between its goroutines, they overwrote each other's request and hung,
+// or released the lock twice (SOS's mt_locking).
+func TestLockGoroutines(t *testing.T) {
+	forSizes(t, func(t *testing.T, me, n int) {
+		const goroutines, each = 4, 150
+		lock := mustAlloc[int64](t, 1)
+		ctr := mustAlloc[int64](t, 1)
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range each {
+					if (g+i)%4 == 0 {
+						for !shmem.TestLock(&lock[0]) {
+						}
+					} else {
+						shmem.SetLock(&lock[0])
+					}
+					v := shmem.G(&ctr[0], 0)
+					runtime.Gosched() // let the PE's other goroutines try the lock now
+					shmem.P(&ctr[0], v+1, 0)
+					shmem.ClearLock(&lock[0])
+				}
+			})
+		}
+		wg.Wait()
+		shmem.SetLock(&lock[0])
+		held := make(chan bool)
+		go func() { held <- shmem.TestLock(&lock[0]) }()
+		if <-held {
+			t.Error("TestLock took a lock another goroutine of this PE holds")
+		}
+		shmem.ClearLock(&lock[0])
+		shmem.BarrierAll()
+		if me == 0 && ctr[0] != int64(n*goroutines*each) {
+			t.Fatalf("counter %d, want %d: mutual exclusion between goroutines failed", ctr[0], n*goroutines*each)
+		}
+		shmem.BarrierAll()
+	}, 1, 2, 4)
 }
 
 // Bad locks are errors naming the routine.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -555,5 +556,29 @@ func TestFaultReport(t *testing.T) {
 				t.Errorf("addr2line -f -e %s %s: %q (%v), want %s in fault.c", m[1], m[2], out, err, c.function)
 			}
 		})
+	}
+}
+
+// shmem_init_thread provides the level asked for, and shmem_query_thread reports it (SOS's
+// query_thread checks both; goshmem said SHMEM_THREAD_MULTIPLE to every request); a level
+// that is none is an error. At SHMEM_THREAD_MULTIPLE a lock excludes the PE's other threads:
+// 4 threads of every PE count exactly under one lock (SOS's mt_locking hung before).
+func TestThreads(t *testing.T) {
+	exe := compile(t, "threads", "testdata/threads.c", "-Werror")
+	for level := 0; level <= 3; level++ {
+		j := run(t, exe, 2, strconv.Itoa(level))
+		want := fmt.Sprintf("PE 1: requested %d, provided %d, queried %d", level, level, level)
+		if j.status != 0 || !strings.Contains(j.stdout, want) {
+			t.Fatalf("want %q: %v", want, j)
+		}
+	}
+	for _, n := range []int{1, 3} {
+		if j := run(t, exe, n, "3"); j.status != 0 || !strings.Contains(j.stdout, fmt.Sprintf("counter %d of %d", n*800, n*800)) {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
+	}
+	j := run(t, exe, 2, "7")
+	if want := "panic: shmem_init_thread: requested 7 is not a thread level: want SHMEM_THREAD_SINGLE (0) to SHMEM_THREAD_MULTIPLE (3)"; j.status != 2 || !strings.Contains(j.stderr, want) {
+		t.Fatalf("want status 2 and %q: %v", want, j)
 	}
 }

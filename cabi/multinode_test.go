@@ -15,7 +15,7 @@ import (
 // with the multi-node engine (shmemcc --goshmem-ucx): the seeds' examples, the API test,
 // the contexts/1.6 test (scans of every type on teams spanning the nodes, pe_quiet), the
 // heap stress, a start_pes program that never calls shmem_finalize, one whose static data
-// comes beside a nearly full heap and bench/oneclock's broadcast (the fake nodes share one
+// comes beside a nearly full heap, threads taking one lock and bench/oneclock's broadcast (the fake nodes share one
 // clock), as 2 nodes × 1 PE and 2 nodes × 2 PEs, PEs round-robin over the nodes.
 func TestMultinodeCPrograms(t *testing.T) {
 	c := fakenodes.Require(t, 2)
@@ -36,6 +36,12 @@ func TestMultinodeCPrograms(t *testing.T) {
 				}
 			}},
 		{name: "bigstatic", src: "testdata/bigstatic.c", args: []string{"262144000"}}, // 250 MiB of the 256 beside 64 of static data
+		{name: "threads", src: "testdata/threads.c", args: []string{"3"}, // 4 threads per PE under one lock
+			check: func(t *testing.T, npes int, stdout string) {
+				if want := fmt.Sprintf("counter %d of %d", npes*800, npes*800); !strings.Contains(stdout, want) {
+					t.Errorf("stdout %q, want %q", stdout, want)
+				}
+			}},
 		{name: "oneclock", src: "../bench/oneclock/oneclock.c", args: []string{"broadcast", "100"},
 			check: func(t *testing.T, npes int, stdout string) { checkOneClock(t, "broadcast", 100, npes, stdout) }},
 	}

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	rt "github.com/goshmem/shmem/runtime"
@@ -34,6 +35,35 @@ func goshmem_init(r int32) {
 	host := C.CString(rt.Host(rt.MyPE()))
 	C.goshmem_fault_where_set(host)
 	C.free(unsafe.Pointer(host))
+}
+
+// threadLevel is the thread level shmem_query_thread reports: the level shmem_init_thread
+// was asked for (the library provides every level: any thread may call it, and locks
+// exclude the PE's other threads), SHMEM_THREAD_MULTIPLE after shmem_init. Programs check
+// that they got what they asked for, as other implementations give it.
+var threadLevel atomic.Int32
+
+func init() { threadLevel.Store(C.SHMEM_THREAD_MULTIPLE) }
+
+// goshmem_init_thread is shmem_init_thread: shmem_init at the level requested.
+//
+//export goshmem_init_thread
+func goshmem_init_thread(r, requested int32) int32 {
+	defer catch(r)
+	if requested < C.SHMEM_THREAD_SINGLE || requested > C.SHMEM_THREAD_MULTIPLE {
+		panic(fmt.Sprintf("%s: requested %d is not a thread level: want SHMEM_THREAD_SINGLE (%d) to SHMEM_THREAD_MULTIPLE (%d)",
+			name(r), requested, C.SHMEM_THREAD_SINGLE, C.SHMEM_THREAD_MULTIPLE))
+	}
+	goshmem_init(r)
+	threadLevel.Store(requested)
+	return requested
+}
+
+//export goshmem_query_thread
+func goshmem_query_thread(r int32) int32 {
+	defer catch(r)
+	rt.Check(name(r))
+	return threadLevel.Load()
 }
 
 //export goshmem_finalize

@@ -2254,19 +2254,17 @@ void pshmem_init(void)
 
 int pshmem_init_thread(int requested, int *provided)
 {
-	(void)requested;
-	goshmem_init(R_shmem_init_thread);
+	int level = goshmem_init_thread(R_shmem_init_thread, requested);
 	goshmem_implicit_finalize();
 	if (provided)
-		*provided = SHMEM_THREAD_MULTIPLE;
+		*provided = level;
 	return 0;
 }
 #pragma weak shmem_init_thread = pshmem_init_thread
 
 void pshmem_query_thread(int *provided)
 {
-	goshmem_check(R_shmem_query_thread);
-	*provided = SHMEM_THREAD_MULTIPLE;
+	*provided = goshmem_query_thread(R_shmem_query_thread);
 }
 #pragma weak shmem_query_thread = pshmem_query_thread
 

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -27,6 +28,22 @@ const (
 	lockNextMask = lockWaiting - 1
 )
 
+// A lock also excludes the PE's other goroutines (a C program's threads): the queue has one
+// node per PE, so a second request from the same PE would overwrite the first one's node or
+// queue behind itself (SOS's mt_locking, 16 threads per PE on one lock, hung, or cleared a
+// lock twice). A request first takes the lock's claim on this PE, held until ClearLock; a
+// goroutine of a PE that already holds or requests the lock waits for the claim as for
+// another PE.
+var lockClaims sync.Map // the lock's address (uintptr) → *atomic.Bool, true while claimed
+
+func lockClaim(p unsafe.Pointer) *atomic.Bool {
+	if c, ok := lockClaims.Load(uintptr(p)); ok {
+		return c.(*atomic.Bool)
+	}
+	c, _ := lockClaims.LoadOrStore(uintptr(p), new(atomic.Bool))
+	return c.(*atomic.Bool)
+}
+
 // lockHome is the PE whose copy of the lock word holds the queue's tail.
 func lockHome(p unsafe.Pointer) int { return int(Offset(p)/8) % npes }
 
@@ -49,10 +66,14 @@ func lockAMO(who string, op AMOOp, q unsafe.Pointer, v, cond uint32, pe int) uin
 	return uint32(DefaultCtx.AMO(who, op, 4, q, uint64(v), uint64(cond), pe))
 }
 
-// SetLock waits until this PE holds the lock at p (shmem_set_lock). Not reentrant: a PE that
-// holds the lock and asks again waits forever (reported as a hang).
+// SetLock waits until this PE holds the lock at p (shmem_set_lock), for the calling
+// goroutine. Not reentrant: a PE that holds the lock and asks again waits forever (reported
+// as a hang).
 func SetLock(who string, p unsafe.Pointer) {
 	lockCheck(who, p)
+	if claim := lockClaim(p); !claim.CompareAndSwap(false, true) {
+		Await(who, WaitLock, -1, func() bool { return claim.CompareAndSwap(false, true) })
+	}
 	node := (*uint32)(lockNode(p))
 	atomic.StoreUint32(node, lockWaiting)
 	prev := lockAMO(who, AMOSwap, lockTail(p), uint32(me+1), 0, lockHome(p))
@@ -67,9 +88,13 @@ func SetLock(who string, p unsafe.Pointer) {
 // returns 0 then).
 func TestLock(who string, p unsafe.Pointer) bool {
 	lockCheck(who, p)
-	atomic.StoreUint32((*uint32)(lockNode(p)), lockWaiting)
-	if lockAMO(who, AMOCompareSwap, lockTail(p), uint32(me+1), 0, lockHome(p)) == 0 {
-		return true
+	claim := lockClaim(p)
+	if claim.CompareAndSwap(false, true) {
+		atomic.StoreUint32((*uint32)(lockNode(p)), lockWaiting)
+		if lockAMO(who, AMOCompareSwap, lockTail(p), uint32(me+1), 0, lockHome(p)) == 0 {
+			return true
+		}
+		claim.Store(false)
 	}
 	Idle()
 	return false
@@ -79,6 +104,11 @@ func TestLock(who string, p unsafe.Pointer) bool {
 // operations (a Quiet), so the next holder sees them (shmem_clear_lock).
 func ClearLock(who string, p unsafe.Pointer) {
 	lockCheck(who, p)
+	claim := lockClaim(p)
+	if !claim.Load() {
+		panic(who + ": the lock is not held")
+	}
+	defer claim.Store(false)
 	Quiet()
 	node := (*uint32)(lockNode(p))
 	next := atomic.LoadUint32(node) & lockNextMask

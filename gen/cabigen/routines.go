@@ -164,8 +164,8 @@ func sections() []Section {
 	s := []Section{
 		{"Library setup, exit and query", []Routine{
 			{Proto: "void shmem_init(void)", Body: "goshmem_init({R});\n\tgoshmem_implicit_finalize();"},
-			{Proto: "int shmem_init_thread(int requested, int *provided)", Body: "(void)requested;\n\tgoshmem_init({R});\n\tgoshmem_implicit_finalize();\n\tif (provided)\n\t\t*provided = SHMEM_THREAD_MULTIPLE;\n\treturn 0;"},
-			{Proto: "void shmem_query_thread(int *provided)", Body: "goshmem_check({R});\n\t*provided = SHMEM_THREAD_MULTIPLE;"},
+			{Proto: "int shmem_init_thread(int requested, int *provided)", Body: "int level = goshmem_init_thread({R}, requested);\n\tgoshmem_implicit_finalize();\n\tif (provided)\n\t\t*provided = level;\n\treturn 0;"},
+			{Proto: "void shmem_query_thread(int *provided)", Body: "*provided = goshmem_query_thread({R});"},
 			{Proto: "void shmem_finalize(void)", Body: "goshmem_finalize({R});"},
 			{Proto: "void shmem_global_exit(int status)", Body: "goshmem_global_exit({R}, status);"},
 			{Proto: "int shmem_my_pe(void)", Body: "return goshmem_fp.npes ? goshmem_fp.me : goshmem_my_pe({R});"},
