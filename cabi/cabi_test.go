@@ -228,6 +228,7 @@ func TestErrors(t *testing.T) {
 		{"iput-stride", 2, `^panic: shmem_long_iput: dest: 3 elements at stride 4611686018427387904 overflow$`, nil},
 		{"iget-stride", 2, `^panic: shmem_long_iget: dest: 3 elements at stride 4611686018427387904 overflow$`, nil},
 		{"put-count", 2, `^panic: shmem_long_put: 2305843009213693953 elements of 8 bytes overflow$`, nil},
+		{"collect-overlap", 2, `^panic: shmem_long_collect: dest and source overlap$`, nil},
 		{"alltoall-count", 2, `^panic: shmem_long_alltoall: elements of all PEs: 2 × 4611686018427387904 overflows$`, nil},
 		{"global-exit-256", 255, `^shmem_global_exit: status 256 is outside the exit statuses \[0,255\]: exiting with 255$`, nil},
 		// The fast path's routines leave bad input to Go, which reports it as before.

@@ -79,6 +79,8 @@ var goNames = strings.NewReplacer(
 	"shmem.Malloc", "shmem_malloc",
 	"SyncValue", "SHMEM_SYNC_VALUE",
 	"ReduceMinWrkDataSize", "SHMEM_REDUCE_MIN_WRKDATA_SIZE",
+	"dst and src overlap", "dest and source overlap",
+	": dst holds ", ": dest holds ",
 )
 
 // warned holds the routines that have reported a failure (by the message's routine name).

@@ -58,6 +58,8 @@ int main(int argc, char **argv)
 		local = shmem_long_test(&local, SHMEM_CMP_EQ, 0);
 	else if (strcmp(c, "test-cmp") == 0)
 		local = shmem_int_test(&s_int[0], -1, 0);
+	else if (strcmp(c, "collect-overlap") == 0) /* dest's 2 elements reach source: known only from the total */
+		shmem_long_collect(SHMEM_TEAM_WORLD, heap, heap + 1, 1);
 	else if (strcmp(c, "signal-op") == 0)
 		shmem_putmem_signal(heap, &local, sizeof local, (uint64_t *)heap + 8, 1, 7, 0);
 	else if (strcmp(c, "get-null") == 0)
