@@ -516,7 +516,7 @@ func TestSpinWaitKeepsCPU(t *testing.T) {
 }
 
 // Pre-1.1 programs build and run: <mpp/shmem.h>, the underscore constants, start_pes,
-// _my_pe, _num_pes, shmalloc and shfree.
+// _my_pe, _num_pes, shmalloc and shfree; <shmemx.h> and <mpp/shmemx.h> exist.
 func TestLegacyNames(t *testing.T) {
 	exe := compile(t, "legacy", "testdata/legacy.c", "-Werror")
 	if j := run(t, exe, 2); j.status != 0 || !strings.Contains(j.stdout, "PE 1 of 2: alltoall ok") {

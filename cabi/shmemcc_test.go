@@ -193,7 +193,7 @@ func TestInstall(t *testing.T) {
 	compile(t, "test_some.a", "../examples/c/test_some.c", "-goshmem-archive") // and the archive
 	prefix := filepath.Join(t.TempDir(), "prefix")
 	bounded(t, ".", nil, shmemcc(t), "--goshmem-install", prefix)
-	for _, f := range []string{"bin/shmemcc", "bin/shmemc++", "bin/shmemrun", "include/shmem.h", "include/mpp/shmem.h", "lib/libgoshmem.so", "lib/libgoshmem.a", "lib/pkgconfig/goshmem.pc"} {
+	for _, f := range []string{"bin/shmemcc", "bin/shmemc++", "bin/shmemrun", "include/shmem.h", "include/shmemx.h", "include/mpp/shmem.h", "lib/libgoshmem.so", "lib/libgoshmem.a", "lib/pkgconfig/goshmem.pc"} {
 		if _, err := os.Stat(filepath.Join(prefix, f)); err != nil {
 			t.Errorf("not installed: %v", err)
 		}

@@ -1,7 +1,10 @@
 /* Pre-1.1 programs: the header at mpp/shmem.h, the underscore spellings of the constants
  * (also _SHMEM_ALLTOALL(S)_SYNC_SIZE, which Open MPI's OSHMEM defines), start_pes, _my_pe,
- * _num_pes and shmalloc. Built with -Werror by TestLegacyNames, run at 2 PEs. */
+ * _num_pes and shmalloc; and the extensions' headers, which the specification requires to
+ * exist. Built with -Werror by TestLegacyNames, run at 2 PEs. */
 #include <mpp/shmem.h>
+#include <mpp/shmemx.h>
+#include <shmemx.h>
 #include <stdio.h>
 
 #define SAME(old, new) _Static_assert((old) == (new), #old " differs from " #new)
