@@ -304,11 +304,29 @@ func TestErrors(t *testing.T) {
 
 // Every C11 generic selection picks the function of its argument's type: zgenerics.c calls
 // each with each basic type's pointers and values, and a wrong pick is an incompatible
-// pointer type.
+// pointer type. Compiled as C++ the same calls reach the overloads, which must resolve
+// each without ambiguity (and whose bodies pass their arguments to the typed routine).
 func TestGenericSelections(t *testing.T) {
-	cmd := exec.Command("gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", "testdata/zgenerics.c")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, b)
+	for _, compiler := range [][]string{{"gcc", "-std=c11"}, {"g++", "-x", "c++"}} {
+		args := append(compiler[1:], "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I../include", "testdata/zgenerics.c")
+		if b, err := exec.Command(compiler[0], args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", compiler[0], err, b)
+		}
+	}
+}
+
+// The generic names from C++ run: a put, a fetch-add on a context, a wait, a team sum.
+func TestCXXOverloads(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "overloads")
+	src, err := filepath.Abs("testdata/overloads.cc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded(t, ".", nil, cxxWrapper(t), "-Wall", "-Wextra", "-Werror", "-O1", src, "-o", exe)
+	for _, n := range []int{2, 3} {
+		if j := run(t, exe, n); j.status != 0 || !strings.Contains(j.stdout, "PE 1: overloads ok") {
+			t.Fatalf("%d PEs: %v", n, j)
+		}
 	}
 }
 

@@ -257,8 +257,37 @@ typedef struct {
 			}
 		}
 	}
-	p("#endif\n\n#endif /* SHMEM_H */\n")
+	p("#endif\n\n%s\n#endif /* SHMEM_H */\n", m.overloads())
 	return b.Bytes()
+}
+
+// overloads are the generic selections' C++ form (C++ has no _Generic): the same names,
+// overloaded on the same basic types, each calling its typed routine, with and without a
+// context first, as Sandia OpenSHMEM's header gives C++ programs.
+func (m *Model) overloads() string {
+	var b strings.Builder
+	b.WriteString("/* C++: the generic names are overloads over each typed family's basic C types. */\n#if defined(__cplusplus)\n")
+	b.WriteString("static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }\n")
+	for _, s := range m.sections {
+		for _, r := range s.Routines {
+			if r.Generic == "" || r.Twin {
+				continue
+			}
+			forms := []Routine{r}
+			if r.Ctx {
+				forms = append(forms, ctxTwin(r))
+			}
+			for _, form := range forms {
+				for _, k := range m.genericKeys(r) {
+					f := form.mkTyped(k.T, opKV(form.Op))
+					proto := strings.Replace(f.Proto, f.Name+"(", r.Generic+"(", 1)
+					fmt.Fprintf(&b, "static inline %s { return %s(%s); }\n", proto, f.Name, strings.Join(params(f.Proto), ", "))
+				}
+			}
+		}
+	}
+	b.WriteString("#endif\n")
+	return b.String()
 }
 
 // arityMacros count a generic selection's arguments: a family with a context form is called
