@@ -137,7 +137,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 	}
 	unsigned long pc = si->si_code > 0 ? fault_pc(uc) : 0; /* a sent signal has no instruction */
 	Dl_info di;
-	if (pc != 0 && dladdr((void *)pc, &di) != 0 && di.dli_fname != NULL) {
+	int found = pc != 0 && dladdr((void *)pc, &di) != 0 && di.dli_fname != NULL;
+	static char exe[512];
+	if (found && di.dli_fname[0] == 0) {
+		/* The executable's own map may carry no name: /proc/self/exe names it. */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = 0;
+		di.dli_fname = exe;
+	}
+	if (found && di.dli_fname[0] != 0) {
 		/* addr2line takes a position-independent file's offsets, and a fixed-address
 		 * executable's addresses. */
 		const unsigned char *elf = di.dli_fbase;
