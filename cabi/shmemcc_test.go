@@ -182,6 +182,20 @@ func TestShowmeParts(t *testing.T) {
 	}
 }
 
+// The user's -I comes before the library's headers, as with oshcc: a shmemx.h of the
+// program's own (a shim for another implementation's extensions) is the one included.
+func TestUserIncludeFirst(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "shmemx.h"), []byte("#define THE_PROGRAMS_SHMEMX 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "x.c")
+	if err := os.WriteFile(src, []byte("#include <shmem.h>\n#include <shmemx.h>\n#ifndef THE_PROGRAMS_SHMEMX\n#error the library's shmemx.h came first\n#endif\nint x;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bounded(t, dir, nil, shmemcc(t), "-I"+dir, "-c", src, "-o", filepath.Join(dir, "x.o"))
+}
+
 // --goshmem-install puts the wrappers, shmemrun, the header, both libraries and goshmem.pc
 // under a prefix: a build with pkg-config and no wrapper links and runs, the installed
 // shmemcc uses the prefix and builds nothing, and the installed shmemrun runs the program.
@@ -211,7 +225,7 @@ func TestInstall(t *testing.T) {
 	// The installed wrapper: no source tree (a directory outside it, no GOSHMEM_ROOT), no cache.
 	noCache := []string{"GOSHMEM_CACHE=" + filepath.Join(dir, "no-cache"), "GOSHMEM_ROOT="}
 	out := bounded(t, dir, noCache, filepath.Join(prefix, "bin", "shmemcc"), "--showme", "x.c")
-	if !strings.Contains(out, "-I"+prefix+"/include x.c -L"+prefix+"/lib -lgoshmem") {
+	if !strings.Contains(out, " x.c -I"+prefix+"/include -L"+prefix+"/lib -lgoshmem") {
 		t.Errorf("the installed shmemcc --showme: %q", out)
 	}
 	if out := bounded(t, dir, noCache, filepath.Join(prefix, "bin", "shmemcc"), "-showme:link"); strings.TrimSpace(out) != "-L"+prefix+"/lib -lgoshmem -Wl,-rpath,"+prefix+"/lib" {

@@ -180,8 +180,10 @@ func command(cc []string, std string, args []string, include string, link []stri
 	if !hasStd && std != "" {
 		cmd = append(cmd, std)
 	}
-	cmd = append(cmd, "-I"+include)
-	return append(append(cmd, args...), link...)
+	// The user's flags first, as oshcc and SOS's wrapper order them: a -I of the user's
+	// (a shmemx.h of their own, say) is searched before the library's headers.
+	cmd = append(cmd, args...)
+	return append(append(cmd, "-I"+include), link...)
 }
 
 // linkFlags are the flags that link libgoshmem from directory lib: the shared library

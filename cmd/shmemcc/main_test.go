@@ -26,12 +26,12 @@ func TestCommand(t *testing.T) {
 		archive bool
 		want    string
 	}{
-		{"cc", "-std=c11", []string{"x.c", "-o", "x"}, "/L", false, "cc -std=c11 -I/inc x.c -o x -L/L -lgoshmem -Wl,-rpath,/L"},
-		{"cc", "-std=c11", []string{"-std=gnu17", "x.c"}, "/L", false, "cc -I/inc -std=gnu17 x.c -L/L -lgoshmem -Wl,-rpath,/L"},
-		{"cc -std=gnu11", "-std=c11", []string{"x.c"}, "/L", false, "cc -std=gnu11 -I/inc x.c -L/L -lgoshmem -Wl,-rpath,/L"},
-		{"cc", "-std=c11", []string{"-c", "x.c"}, "", false, "cc -std=c11 -I/inc -c x.c"},
-		{"cc", "-std=c11", []string{"x.o", "-o", "x"}, "/L", true, "cc -std=c11 -I/inc x.o -o x /L/libgoshmem.a -lpthread -ldl -lm"},
-		{"g++", "", []string{"x.cc"}, "/L", false, "g++ -I/inc x.cc -L/L -lgoshmem -Wl,-rpath,/L"},
+		{"cc", "-std=c11", []string{"x.c", "-o", "x"}, "/L", false, "cc -std=c11 x.c -o x -I/inc -L/L -lgoshmem -Wl,-rpath,/L"},
+		{"cc", "-std=c11", []string{"-std=gnu17", "x.c"}, "/L", false, "cc -std=gnu17 x.c -I/inc -L/L -lgoshmem -Wl,-rpath,/L"},
+		{"cc -std=gnu11", "-std=c11", []string{"x.c"}, "/L", false, "cc -std=gnu11 x.c -I/inc -L/L -lgoshmem -Wl,-rpath,/L"},
+		{"cc", "-std=c11", []string{"-c", "x.c"}, "", false, "cc -std=c11 -c x.c -I/inc"},
+		{"cc", "-std=c11", []string{"x.o", "-o", "x"}, "/L", true, "cc -std=c11 x.o -o x -I/inc /L/libgoshmem.a -lpthread -ldl -lm"},
+		{"g++", "", []string{"x.cc"}, "/L", false, "g++ x.cc -I/inc -L/L -lgoshmem -Wl,-rpath,/L"},
 	} {
 		var link []string
 		if c.lib != "" {
@@ -173,7 +173,7 @@ func TestShowmeCompileOnly(t *testing.T) {
 		t.Fatalf("status %d: %s", s, errs.String())
 	}
 	root, _ := findRoot()
-	if want := "mycc -std=gnu11 -I" + filepath.Join(root, "include") + " -c x.c\n"; out.String() != want {
+	if want := "mycc -std=gnu11 -c x.c -I" + filepath.Join(root, "include") + "\n"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }
