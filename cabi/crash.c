@@ -68,36 +68,28 @@ static const char *fault_name(int sig)
 	return "signal";
 }
 
+/* The causes a fault's si_code names; others are left to sigaction(2). */
+static const struct {
+	int sig, code;
+	const char *what;
+} fault_causes[] = {
+	{SIGSEGV, SEGV_MAPERR, "address not mapped"},
+	{SIGSEGV, SEGV_ACCERR, "no permission for the access"},
+	{SIGBUS, BUS_ADRALN, "misaligned address"},
+	{SIGBUS, BUS_ADRERR, "no such physical address (past the end of a mapped file?)"},
+	{SIGFPE, FPE_INTDIV, "integer division by zero"},
+	{SIGFPE, FPE_INTOVF, "integer overflow"},
+	{SIGILL, ILL_ILLOPC, "illegal opcode"},
+	{SIGILL, ILL_PRVOPC, "privileged opcode"},
+};
+
 static const char *fault_cause(int sig, int code)
 {
 	if (code <= 0)
 		return "sent by a process";
-	switch (sig) {
-	case SIGSEGV:
-		switch (code) {
-		case SEGV_MAPERR: return "address not mapped";
-		case SEGV_ACCERR: return "no permission for the access";
-		}
-		break;
-	case SIGBUS:
-		switch (code) {
-		case BUS_ADRALN: return "misaligned address";
-		case BUS_ADRERR: return "no such physical address (past the end of a mapped file?)";
-		}
-		break;
-	case SIGFPE:
-		switch (code) {
-		case FPE_INTDIV: return "integer division by zero";
-		case FPE_INTOVF: return "integer overflow";
-		}
-		break;
-	case SIGILL:
-		switch (code) {
-		case ILL_ILLOPC: return "illegal opcode";
-		case ILL_PRVOPC: return "privileged opcode";
-		}
-		break;
-	}
+	for (size_t i = 0; i < sizeof fault_causes / sizeof fault_causes[0]; i++)
+		if (fault_causes[i].sig == sig && fault_causes[i].code == code)
+			return fault_causes[i].what;
 	return "see sigaction(2)";
 }
 
