@@ -518,6 +518,30 @@ func TestAcrossNodesNetInfo(t *testing.T) {
 	}
 }
 
+// The engine's UCX settings (runtime/ucx/engine.c, ucx_defaults) are in effect where the
+// user made none, and SHMEM_INFO names them; a user's setting wins.
+func TestAcrossNodesUCXSettings(t *testing.T) {
+	acrossNodesOnly(t)
+	if shmemtest.InPE(t) {
+		return
+	}
+	bin := buildTestprog(t, true)
+	t.Setenv("SHMEM_INFO", "1")
+	const line = "goshmem: UCX settings (goshmem's where unset): "
+	for _, c := range []struct{ user, want string }{
+		{"", "UCX_ATOMIC_MODE=cpu UCX_FLUSH_WORKER_EPS=n UCX_TCP_TX_SEG_SIZE=64K UCX_TCP_RX_SEG_SIZE=256K\n"},
+		{"UCX_TCP_TX_SEG_SIZE=16K", "UCX_ATOMIC_MODE=cpu UCX_FLUSH_WORKER_EPS=n UCX_TCP_TX_SEG_SIZE=16K UCX_TCP_RX_SEG_SIZE=256K\n"},
+	} {
+		if k, v, ok := strings.Cut(c.user, "="); ok {
+			t.Setenv(k, v)
+		}
+		r := shmemtest.LaunchProg(t, 2, bin, "lines")
+		if r.Status != 0 || !strings.Contains(r.Stderr, line+c.want) {
+			t.Errorf("with %q: status %d, want 0 and %q\n%s", c.user, r.Status, line+c.want, r.Stderr)
+		}
+	}
+}
+
 // The first job on a node with no model of its machine in the cache runs on the default
 // model and its node leader measures one when the job ends, PE 0 the network level to a PE
 // of another node; the next job uses both.

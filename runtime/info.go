@@ -49,6 +49,7 @@ func printInfo() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goshmem: multi-node engine: %s\n", NetEngine())
 	if multiNode {
+		fmt.Fprintf(&b, "goshmem: UCX settings (goshmem's where unset): %s\n", netEngineSettings())
 		fmt.Fprintf(&b, "goshmem: other nodes' requests to a computing PE served by %s (GOSHMEM_NET_PROGRESS=%s)\n", netServing, conf.String("GOSHMEM_NET_PROGRESS"))
 	}
 	fmt.Fprintf(&b, "goshmem: %d PEs, symmetric heap %d bytes per PE%s, waits %s\n", npes, heapSize,

@@ -21,3 +21,6 @@ func NetEngineBuilt() bool { return false }
 
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return "none (built without -tags goshmem_ucx: one node)" }
+
+// netEngineSettings: no engine, no settings (SHMEM_INFO asks only across nodes).
+func netEngineSettings() string { return "" }

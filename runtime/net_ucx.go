@@ -691,5 +691,8 @@ func EngineWorkers() int {
 // NetEngineBuilt reports whether the multi-node engine is built in.
 func NetEngineBuilt() bool { return true }
 
+// netEngineSettings are the UCX settings in effect that the engine makes unless set.
+func netEngineSettings() string { return ucx.Settings() }
+
 // NetEngine names the multi-node engine built in.
 func NetEngine() string { return ucx.Compiled() }

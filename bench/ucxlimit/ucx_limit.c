@@ -15,7 +15,9 @@
  * same sample loop (a sample is `batch` operations timed together, us = median of the
  * samples), but called straight on UCP:
  *   ucx_put 8 B        ucp_put_nbx + ucp_worker_flush_nbx          (put + quiet; the flush
- *                      with UCX_FLUSH_WORKER_EPS=n, as goshmem's, unless set)
+ *                      with UCX_FLUSH_WORKER_EPS=n, as goshmem's, unless set; and
+ *                      goshmem's TCP segments, UCX_TCP_TX_SEG_SIZE=64K and
+ *                      UCX_TCP_RX_SEG_SIZE=256K, unless set)
  *   ucx_get 8 B        ucp_get_nbx, waited                          (get)
  *   ucx_fetch_add      ucp_atomic_op_nbx(ADD, reply buffer), waited (atomic_fetch_add)
  *   ucx_compare_swap   ucp_atomic_op_nbx(CSWAP), waited             (atomic_compare_swap)
@@ -430,6 +432,10 @@ int main(int argc, char **argv)
      * flush), as goshmem's quiet does (runtime/ucx/engine.c, gsx_init); still remote
      * completion. The user's setting wins. */
     setenv("UCX_FLUSH_WORKER_EPS", "n", 0);
+    /* goshmem's TCP segments (gsx_init): large puts in 64K messages, read 256K at a time,
+     * instead of UCX's 8K and 64K. The user's settings win. */
+    setenv("UCX_TCP_TX_SEG_SIZE", "64K", 0);
+    setenv("UCX_TCP_RX_SEG_SIZE", "256K", 0);
     ucp_params_t params = {0};
     params.field_mask = UCP_PARAM_FIELD_FEATURES;
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

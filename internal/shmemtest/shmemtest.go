@@ -160,8 +160,8 @@ func acrossNodes(sizes []int, maxPEs string) []int {
 	return out
 }
 
-// launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables are
-// forwarded with -x, and PEs share the node's CPUs, so their waits sleep unless the whole
+// launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables and
+// SHMEM_*, GOSHMEM_* and UCX_* (as shmemrun --hosts forwards them) go with -x, and PEs share the node's CPUs, so their waits sleep unless the whole
 // run sets GOSHMEM_WAIT (the multinode suite's run without a progress goroutine spins).
 func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
 	t.Helper()
@@ -175,7 +175,7 @@ func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string
 		env = append(env, "GOSHMEM_WAIT=sleep")
 	}
 	for _, kv := range env {
-		if !own[kv] || strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_") {
+		if !own[kv] || strings.HasPrefix(kv, "SHMEM_") || strings.HasPrefix(kv, "GOSHMEM_") || strings.HasPrefix(kv, "UCX_") {
 			argv = append(argv, "-x", kv)
 		}
 	}

@@ -24,6 +24,7 @@ typedef struct gsx_worker gsx_worker;
 typedef struct { uint64_t am_sent, am_done, unflushed; } gsx_flush_state;
 gsx_flush_state *gsx_worker_flush_state(gsx_worker *w);
 int gsx_init(void *seg, size_t len, int wakeup);
+char *gsx_settings(void); // the UCX settings gsx_init makes unless set, as now set (free it)
 int gsx_rkey(void **p, size_t *n);
 int gsx_worker_new(gsx_worker **w, int npes);
 int gsx_worker_address(gsx_worker *w, void **p, size_t *n);

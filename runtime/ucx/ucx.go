@@ -22,6 +22,14 @@ import (
 // Compiled names the engine built in.
 func Compiled() string { return "UCX " + C.GoString(C.gsx_version()) + " + PMIx" }
 
+// Settings are the UCX settings Init makes where the user made none, as the process's
+// environment holds them ("NAME=value ...").
+func Settings() string {
+	p := C.gsx_settings()
+	defer C.free(unsafe.Pointer(p))
+	return C.GoString(p)
+}
+
 func pmixErr(what string, rc C.int) error {
 	if rc == 0 {
 		return nil
