@@ -429,11 +429,11 @@ int main(int argc, char **argv)
 
     /* A worker flush that waits for the worker's outstanding requests only, without
      * flushing each endpoint (over TCP a zero-length put and its acknowledgement more per
-     * flush), as goshmem's quiet does (runtime/ucx/engine.c, gsx_init); still remote
+     * flush), as goshmem's quiet does (runtime/ucx/engine.c, ucx_defaults); still remote
      * completion. The user's setting wins. */
     setenv("UCX_FLUSH_WORKER_EPS", "n", 0);
-    /* goshmem's TCP segments (gsx_init): large puts in 64K messages, read 256K at a time,
-     * instead of UCX's 8K and 64K. The user's settings win. */
+    /* goshmem's TCP segments (ucx_defaults): large puts in 64K messages, read 256K at a
+     * time, instead of UCX's 8K and 64K. The user's settings win. */
     setenv("UCX_TCP_TX_SEG_SIZE", "64K", 0);
     setenv("UCX_TCP_RX_SEG_SIZE", "256K", 0);
     ucp_params_t params = {0};

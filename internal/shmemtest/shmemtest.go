@@ -161,8 +161,9 @@ func acrossNodes(sizes []int, maxPEs string) []int {
 }
 
 // launchPMIx runs the job with the PMIx launcher named by cmd: the job's own variables and
-// SHMEM_*, GOSHMEM_* and UCX_* (as shmemrun --hosts forwards them) go with -x, and PEs share the node's CPUs, so their waits sleep unless the whole
-// run sets GOSHMEM_WAIT (the multinode suite's run without a progress goroutine spins).
+// SHMEM_*, GOSHMEM_* and UCX_* (as shmemrun --hosts forwards them) go with -x, and PEs
+// share the node's CPUs, so their waits sleep unless the whole run sets GOSHMEM_WAIT (the
+// multinode suite's run without a progress goroutine spins).
 func launchPMIx(t testing.TB, cmd string, n int, prog string, env, args []string, timeout time.Duration) Result {
 	t.Helper()
 	argv := strings.Fields(cmd)
