@@ -25,9 +25,7 @@ func alltoallArgs[T any](who string, dst, src []T, dstStride, srcStride, n, npes
 	dn, sn := rt.Bytes(who, "dst", nd, size), rt.Bytes(who, "src", ns, size)
 	rt.CheckSym(who, "dst", sliceAddr(dst), dn)
 	rt.CheckSym(who, "src", sliceAddr(src), sn)
-	if dn > 0 && sn > 0 && uintptr(sliceAddr(dst)) < uintptr(sliceAddr(src))+sn && uintptr(sliceAddr(src)) < uintptr(sliceAddr(dst))+dn {
-		panic(fmt.Sprintf("%s: dst and src overlap", who))
-	}
+	rt.CheckDisjoint(who, sliceAddr(dst), sliceAddr(src), dn, sn)
 	return rt.AlltoallArgs{Dst: sliceAddr(dst), Src: sliceAddr(src), DstStride: dstStride, SrcStride: srcStride, N: n, Size: size}
 }
 

@@ -21,9 +21,7 @@ func collectArgs[T any](who string, dst, src []T, npes int, fixed bool) rt.Colle
 	db := rt.Bytes(who, "dst", len(dst), size)
 	rt.CheckSym(who, "dst", sliceAddr(dst), db)
 	rt.CheckSym(who, "src", sliceAddr(src), b)
-	if b > 0 && db > 0 && uintptr(sliceAddr(dst)) < uintptr(sliceAddr(src))+b && uintptr(sliceAddr(src)) < uintptr(sliceAddr(dst))+db {
-		panic(fmt.Sprintf("%s: dst and src overlap", who))
-	}
+	rt.CheckDisjoint(who, sliceAddr(dst), sliceAddr(src), db, b)
 	return rt.CollectArgs{Dst: sliceAddr(dst), Src: sliceAddr(src), Bytes: b, Fixed: fixed, DstBytes: db}
 }
 

@@ -104,10 +104,13 @@ func collectArgs(who string, dest, source unsafe.Pointer, nbytes uintptr, npes i
 		d = symCheck(who, "dest", dest, 1)
 		room = rt.HeapSize() - rt.Offset(d)
 	} // else a NULL dest for an empty contribution: room 0, enough only if every PE's is empty
-	// Without dest's size, a collect's overlap check is only that dest is not source.
-	if nbytes > 0 && (d == s || fixed && uintptr(d) < uintptr(s)+nbytes && uintptr(s) < uintptr(d)+room) {
-		panic(fmt.Sprintf("%s: dest and source overlap", who))
+	// Without dest's size a collect's dest is known to hold my own block at least; the
+	// runtime checks the rest once the total is in (CollectArgs.checkTotal).
+	dn := nbytes
+	if fixed {
+		dn = room
 	}
+	rt.CheckDisjoint(who, d, s, dn, nbytes)
 	return rt.CollectArgs{Dst: d, Src: s, Bytes: nbytes, Fixed: fixed, DstBytes: room}
 }
 
@@ -139,9 +142,7 @@ func alltoallArgs(who string, dest, source unsafe.Pointer, dst, sst int64, nelem
 	sn := rt.StridedBytes(who, "source", total, int(sst), size)
 	d := symCheck(who, "dest", dest, dn)
 	s := symCheck(who, "source", source, sn)
-	if dn > 0 && sn > 0 && uintptr(d) < uintptr(s)+sn && uintptr(s) < uintptr(d)+dn {
-		panic(fmt.Sprintf("%s: dest and source overlap", who))
-	}
+	rt.CheckDisjoint(who, d, s, dn, sn)
 	return rt.AlltoallArgs{Dst: d, Src: s, DstStride: int(dst), SrcStride: int(sst), N: n, Size: size}
 }
 

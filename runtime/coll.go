@@ -107,6 +107,14 @@ func CheckOverlap(who string, dst, src unsafe.Pointer, dn, sn uintptr) {
 	panic(fmt.Sprintf("%s: dst [%#x, +%d) and src [%#x, +%d) overlap without being the same array", who, d, dn, s, sn))
 }
 
+// CheckDisjoint panics when dst (dn bytes) and src (sn bytes) share a byte: the collectives
+// that cannot run in place (collect, alltoall) take no overlap at all.
+func CheckDisjoint(who string, dst, src unsafe.Pointer, dn, sn uintptr) {
+	if dn > 0 && sn > 0 && uintptr(dst) < uintptr(src)+sn && uintptr(src) < uintptr(dst)+dn {
+		panic(fmt.Sprintf("%s: dst and src overlap", who))
+	}
+}
+
 // smallGroup is the group size up to which per-call lists live on the caller's stack.
 const smallGroup = 16
 

@@ -329,7 +329,5 @@ func (x CollectArgs) checkTotal(who string, total uintptr) {
 		panic(fmt.Sprintf("%s: dst holds %d bytes, the members contribute %d", who, x.DstBytes, total))
 	}
 	// Only now is dst's extent known (a collect's counts differ): it must not reach src.
-	if x.Bytes > 0 && uintptr(x.Dst) < uintptr(x.Src)+x.Bytes && uintptr(x.Src) < uintptr(x.Dst)+total {
-		panic(fmt.Sprintf("%s: dst and src overlap", who))
-	}
+	CheckDisjoint(who, x.Dst, x.Src, total, x.Bytes)
 }
